@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: MIT
+# Shared settings for the series scripts; sourced, not run.
+set -euo pipefail
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+KTREE=$BUILD/linux
+KOUT=$KTREE/.kunit
+OUT=$BUILD/out
+LOCK=${LOCK:-/tmp/amdgpu-series-build.lock}
+JOBS=${JOBS:-$(nproc)}
+GIT_ID=(-c user.name="${GIT_AUTHOR_NAME:-amdgpu profiler series}" -c user.email="${GIT_AUTHOR_EMAIL:-amdgpu-profiler@example.org}")
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+if command -v ccache >/dev/null 2>&1; then KCC="ccache gcc"; else KCC=gcc; fi
+
+log() { printf '== %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Commit directories of the series, in order.
+series_dirs() { grep -v '^[[:space:]]*\(#\|$\)' "$TOP/series/series"; }
+
+# Run a command holding the machine-wide build lock.
+locked() { flock "$LOCK" "$@"; }
