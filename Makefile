@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: MIT
+#
+# amdgpu profiler (SPM) and peer-memory series.
+#
+#   make                 base tree + series + test kernel + mailable series
+#   make check           every test and check; ends with "N passed, N failed"
+#
+# Variables: KSRC=<kernel git tree> to build on your own tree instead of
+# Debian's linux-source-6.12; BUILD=<dir> for a private work area (default
+# build/); JOBS=<n>.
+
+export KSRC BUILD JOBS
+
+.PHONY: all base series kernel out check kunit static percommit apply \
+	userspace docs bench clean distclean help
+
+all: series kernel out
+	@echo "Series: $(or $(BUILD),build)/out/  Test kernel: $(or $(BUILD),build)/linux/.kunit/"
+
+base:
+	scripts/base.sh
+
+series:
+	scripts/series.sh
+
+kernel: series
+	scripts/kbuild.sh
+
+out: series
+	scripts/format-patch.sh
+
+check:
+	scripts/check.sh
+
+kunit: series
+	scripts/kunit.sh $(FILTER)
+
+static: out
+	scripts/static.sh
+
+percommit: series
+	scripts/percommit.sh
+
+userspace: series
+	scripts/userspace.sh
+
+docs: series
+	scripts/docs.sh
+
+bench: series
+	scripts/bench.sh
+
+# Apply the mailable series to your own kernel tree with git am.
+apply:
+	@test -n "$(KSRC)" || { echo "usage: make apply KSRC=<kernel git tree>"; exit 2; }
+	$(MAKE) out
+	cd "$(or $(BUILD),build)/out" && ls 0*.patch | grep -v '^0000-cover-letter' | \
+		sed "s|^|$$PWD/|" | xargs git -C "$(KSRC)" am --3way
+
+help:
+	@sed -n '3,12p' Makefile
+
+clean:
+	rm -rf $(or $(BUILD),build)/out $(or $(BUILD),build)/percommit
+	$(MAKE) -C tools/amdgpu-profiler clean 2>/dev/null || true
+
+distclean:
+	rm -rf $(or $(BUILD),build)

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ */
+
+#include <linux/build_bug.h>
+#include <linux/nospec.h>
+#include <linux/string.h>
+
+#include <drm/amdgpu_drm.h>
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+
+#include "amdgpu.h"
+#include "amdgpu_profiler.h"
+
+/*
+ * The layouts are frozen uAPI: a change here breaks every profiler built
+ * against the posted header.
+ */
+static_assert(sizeof(struct drm_amdgpu_spm_args) == 64);
+static_assert(sizeof(struct drm_amdgpu_spm_buffer_header) == 32);
+static_assert(sizeof(struct drm_amdgpu_profiler_args) == 72);
+static_assert(offsetof(struct drm_amdgpu_profiler_args, data) == 8);
+static_assert(offsetof(struct drm_amdgpu_spm_args, reserved) == 28);
+static_assert(AMDGPU_SPM_MAX_BUF_SIZE <= U32_MAX);
+
+typedef int (*amdgpu_profiler_op_t)(struct amdgpu_device *adev,
+				    struct drm_file *filp,
+				    struct drm_amdgpu_profiler_args *args);
+
+static int amdgpu_profiler_get_ver(struct amdgpu_device *adev,
+				   struct drm_file *filp,
+				   struct drm_amdgpu_profiler_args *args)
+{
+	if (memchr_inv(&args->data, 0, sizeof(args->data))) {
+		drm_dbg(adev_to_drm(adev), "profiler: GET_VER input not zero\n");
+		return -EINVAL;
+	}
+
+	args->data.version = AMDGPU_PROFILER_VERSION;
+	return 0;
+}
+
+/*
+ * Input rules of the SPM operations that do not depend on any state: the
+ * kernel-doc of struct drm_amdgpu_spm_args is the contract.
+ */
+static int amdgpu_profiler_spm_check(struct amdgpu_device *adev,
+				     const struct drm_amdgpu_spm_args *spm)
+{
+	struct drm_device *dev = adev_to_drm(adev);
+
+	if (memchr_inv(spm->reserved, 0, sizeof(spm->reserved))) {
+		drm_dbg(dev, "profiler: SPM reserved words not zero\n");
+		return -EINVAL;
+	}
+	if (spm->bytes_copied || spm->has_data_loss) {
+		drm_dbg(dev, "profiler: SPM output fields not zero on input\n");
+		return -EINVAL;
+	}
+
+	switch (spm->op) {
+	case AMDGPU_SPM_OP_ACQUIRE:
+	case AMDGPU_SPM_OP_RELEASE:
+		if (spm->dest_buf || spm->buf_size || spm->timeout) {
+			drm_dbg(dev, "profiler: SPM op %u takes no buffer or timeout\n",
+				spm->op);
+			return -EINVAL;
+		}
+		return 0;
+	case AMDGPU_SPM_OP_SET_DEST_BUF:
+		if (!spm->dest_buf != !spm->buf_size) {
+			drm_dbg(dev, "profiler: SPM buffer address and size disagree\n");
+			return -EINVAL;
+		}
+		if (!IS_ALIGNED(spm->dest_buf, AMDGPU_SPM_ALIGN) ||
+		    spm->buf_size > AMDGPU_SPM_MAX_BUF_SIZE) {
+			drm_dbg(dev, "profiler: SPM buffer misaligned or too large\n");
+			return -EINVAL;
+		}
+		return 0;
+	default:
+		drm_dbg(dev, "profiler: unknown SPM op %u\n", spm->op);
+		return -EINVAL;
+	}
+}
+
+static int amdgpu_profiler_spm(struct amdgpu_device *adev,
+			       struct drm_file *filp,
+			       struct drm_amdgpu_profiler_args *args)
+{
+	int ret;
+
+	ret = amdgpu_profiler_spm_check(adev, &args->data.spm);
+	if (ret)
+		return ret;
+
+	/* No SPM backend yet. */
+	return -EOPNOTSUPP;
+}
+
+static const amdgpu_profiler_op_t amdgpu_profiler_ops[] = {
+	[AMDGPU_PROFILER_OP_GET_VER] = amdgpu_profiler_get_ver,
+	[AMDGPU_PROFILER_OP_SPM] = amdgpu_profiler_spm,
+};
+
+/**
+ * amdgpu_profiler_ioctl - DRM_IOCTL_AMDGPU_PROFILER handler
+ * @dev: DRM device
+ * @data: &struct drm_amdgpu_profiler_args, copied in by drm_ioctl()
+ * @filp: file the ioctl was issued on
+ *
+ * Checks the fields common to all operations, then hands over to the
+ * handler of &drm_amdgpu_profiler_args.op. drm_ioctl() copies @data back to
+ * userspace even when this fails, so no handler writes an output field
+ * before it knows it will succeed.
+ *
+ * Context: process context; may sleep.
+ * Return: 0 on success, negative errno on failure: -EINVAL for malformed
+ * input, else as documented per operation in the uAPI header.
+ */
+int amdgpu_profiler_ioctl(struct drm_device *dev, void *data,
+			  struct drm_file *filp)
+{
+	struct drm_amdgpu_profiler_args *args = data;
+	amdgpu_profiler_op_t handler = NULL;
+	u32 op = args->op;
+
+	if (args->pad) {
+		drm_dbg(dev, "profiler: pad not zero\n");
+		return -EINVAL;
+	}
+	if (op < ARRAY_SIZE(amdgpu_profiler_ops))
+		handler = amdgpu_profiler_ops[array_index_nospec(op, ARRAY_SIZE(amdgpu_profiler_ops))];
+	if (!handler) {
+		drm_dbg(dev, "profiler: unknown op %u\n", op);
+		return -EINVAL;
+	}
+
+	return handler(drm_to_adev(dev), filp, args);
+}

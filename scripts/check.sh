@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The test command: apply the series, build and run the KUnit suites in
+# QEMU, run the static checks, the per-commit build check, build the
+# selftests (which must skip without an amdgpu device), the reference tool
+# and its unit test, and the documentation. Prints every check's result and
+# a closing "N passed, N failed" line; exits non-zero on any failure.
+. "$(dirname "$0")/common.sh"
+
+passed=0
+failed=0
+failures=()
+count() { # count <log> : add the PASS/FAIL lines of a stage's output
+	local p f
+	p=$(grep -c '^PASS ' "$1" || true)
+	f=$(grep -c '^FAIL ' "$1" || true)
+	passed=$((passed + p))
+	failed=$((failed + f))
+	while read -r l; do failures+=("$l"); done < <(grep '^FAIL ' "$1" || true)
+}
+stage() { # stage <name> <command...> : a stage that passes or fails as one
+	local name=$1; shift
+	log "$name"
+	if "$@"; then echo "PASS $name"; passed=$((passed + 1));
+	else echo "FAIL $name"; failed=$((failed + 1)); failures+=("FAIL $name"); fi
+}
+mkdir -p "$BUILD"
+
+stage "series applies" "$TOP/scripts/series.sh"
+stage "format-patch" "$TOP/scripts/format-patch.sh"
+
+log "kunit (amdgpu suites in QEMU with KASAN and lockdep)"
+set +e
+"$TOP/scripts/kunit.sh"
+krc=$?
+set -e
+if [ -f "$BUILD/kunit.result" ]; then
+	read -r kp kf ks < "$BUILD/kunit.result"
+else
+	kp=0 kf=1 ks=0
+fi
+# A build or boot failure leaves no results: count it as a failure.
+if [ "$krc" != 0 ] && [ "$kf" = 0 ]; then kf=1; fi
+passed=$((passed + kp))
+failed=$((failed + kf))
+[ "$kf" = 0 ] || failures+=("FAIL kunit: $kf failed (see $BUILD/kunit.log, $BUILD/kunit.raw)")
+
+log "static checks"
+"$TOP/scripts/static.sh" > "$BUILD/static.log" 2>&1 || true
+cat "$BUILD/static.log"
+count "$BUILD/static.log"
+
+log "per-commit build"
+"$TOP/scripts/percommit.sh" > "$BUILD/percommit-result.log" 2>&1 || true
+cat "$BUILD/percommit-result.log"
+count "$BUILD/percommit-result.log"
+
+if [ -x "$TOP/scripts/userspace.sh" ]; then
+	log "selftests, reference tool, IGT test"
+	"$TOP/scripts/userspace.sh" > "$BUILD/userspace.log" 2>&1 || true
+	cat "$BUILD/userspace.log"
+	count "$BUILD/userspace.log"
+fi
+
+if [ -x "$TOP/scripts/docs.sh" ]; then
+	log "documentation"
+	"$TOP/scripts/docs.sh" > "$BUILD/docs.log" 2>&1 || true
+	tail -5 "$BUILD/docs.log"
+	count "$BUILD/docs.log"
+fi
+
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "Failures:"
+	printf '  %s\n' "${failures[@]}"
+fi
+echo "kunit test cases: $kp pass, $kf fail, $ks skip"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Build the KUnit test kernel from the applied series and run our suites in
+# QEMU (x86_64; amdgpu depends on !UML). Extra arguments go to kunit.py run,
+# e.g. a suite filter glob: scripts/kunit.sh 'amdgpu_spm*'.
+# Writes $BUILD/kunit.log and $BUILD/kunit.result ("passed failed skipped").
+. "$(dirname "$0")/common.sh"
+
+cd "$KTREE"
+qemu_args="-smp 2 -m 2048"
+# KVM when this machine offers it; TCG otherwise (slower, same results).
+if [ -w /dev/kvm ] && [ "${KUNIT_KVM:-1}" = 1 ]; then
+	qemu_args="$qemu_args -enable-kvm -cpu host"
+fi
+rm -f "$BUILD/kunit.result"
+set +e
+locked python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
+	--kunitconfig=drivers/gpu/drm/amd/amdgpu/tests/.kunitconfig \
+	--build_dir=.kunit --jobs="$JOBS" --make_options "CC=$KCC" \
+	--qemu_args="$qemu_args" --timeout="${KUNIT_TIMEOUT:-1800}" \
+	--raw_output=all "$@" > "$BUILD/kunit.raw" 2>&1
+rc=$?
+set -e
+# Show the parsed results (and keep the raw log for lockdep/KASAN splats).
+python3 tools/testing/kunit/kunit.py parse < "$BUILD/kunit.raw" | tee "$BUILD/kunit.log" || true
+python3 "$TOP/scripts/kunit-result.py" "$BUILD/kunit.raw" > "$BUILD/kunit.result"
+read -r p f s < "$BUILD/kunit.result"
+log "kunit: $p passed, $f failed, $s skipped (kunit.py exit $rc)"
+[ "$rc" = 0 ] && [ "$f" = 0 ] && [ "$p" -gt 0 ]

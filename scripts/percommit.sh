@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Check that every commit of the series compiles on its own: at each commit,
+# build the objects of the C files that commit touches, and of every C file
+# of the series that includes a header the commit touches. Runs in a
+# separate work tree so the main tree's build stays warm.
+. "$(dirname "$0")/common.sh"
+[ -f "$KOUT/.config" ] || die "no test kernel config: run scripts/kunit.sh first"
+wt=$BUILD/percommit
+if [ ! -d "$wt" ]; then
+	git -C "$KTREE" worktree add -q --detach "$wt" series
+fi
+cd "$wt"
+git checkout -q --detach -f series
+mkdir -p .pc
+cp "$KOUT/.config" .pc/.config
+locked make -s O=.pc ARCH=x86_64 CC="$KCC" olddefconfig prepare > "$BUILD/percommit.log" 2>&1 ||
+	{ tail -20 "$BUILD/percommit.log"; die "prepare failed"; }
+mapfile -t allc < <(git diff --name-only --diff-filter=AM base series -- 'drivers/*.c')
+fail=0
+for d in $(series_dirs); do
+	git checkout -q --detach -f "s/$d"
+	mapfile -t changed < <(git diff --name-only "s/$d^" "s/$d")
+	objs=()
+	for f in "${changed[@]}"; do
+		case $f in drivers/*.c) objs+=("${f%.c}.o") ;; esac
+	done
+	for f in "${changed[@]}"; do
+		case $f in *.h) ;; *) continue ;; esac
+		h=$(basename "$f")
+		for c in "${allc[@]}"; do
+			[ -f "$c" ] && grep -q "#include [<\"].*\b$h[>\"]" "$c" && objs+=("${c%.c}.o")
+		done
+	done
+	mapfile -t objs < <(printf '%s\n' "${objs[@]}" | sort -u | grep .)
+	if [ ${#objs[@]} = 0 ]; then
+		echo "PASS build s/$d (no object)"
+		continue
+	fi
+	if locked make -s O=.pc ARCH=x86_64 CC="$KCC" -j"$JOBS" "${objs[@]}" >> "$BUILD/percommit.log" 2>&1; then
+		echo "PASS build s/$d (${#objs[@]} objects)"
+	else
+		echo "FAIL build s/$d: ${objs[*]}"
+		fail=1
+	fi
+done
+git checkout -q --detach -f series
+exit $fail

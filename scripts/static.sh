@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Static checks of the series, each printed as "PASS <what>" or
+# "FAIL <what>": W=1 and sparse (C=2) on every object the series adds or
+# touches (diagnostics on lines the series added count), kernel-doc -Wall on
+# the files it adds and on the uAPI header, checkpatch --strict on every
+# patch of the generated series, and the uAPI header self-test.
+. "$(dirname "$0")/common.sh"
+cd "$KTREE"
+[ -f .kunit/.config ] || die "no test kernel config: run scripts/kunit.sh first"
+mkdir -p "$BUILD/static"
+git diff -U0 base series > "$BUILD/static/added.diff"
+fail=0
+result() { if [ "$1" = 0 ]; then echo "PASS $2"; else echo "FAIL $2"; fail=1; fi; }
+
+# W=1 + sparse on the objects of every C file the series adds or changes.
+mapfile -t cfiles < <(git diff --name-only --diff-filter=AM base series -- 'drivers/*.c')
+objs=()
+for f in "${cfiles[@]}"; do objs+=("${f%.c}.o"); done
+if [ ${#objs[@]} -gt 0 ]; then
+	# Force a rebuild so that every object is compiled and checked.
+	for o in "${objs[@]}"; do rm -f ".kunit/$o"; done
+	set +e
+	locked make -s O=.kunit ARCH=x86_64 CC="$KCC" -j"$JOBS" W=1 C=2 "${objs[@]}" \
+		> "$BUILD/static/w1-sparse.log" 2>&1
+	rc=$?
+	set -e
+	for f in "${cfiles[@]}"; do
+		grep -E "(^|/)$f:" "$BUILD/static/w1-sparse.log" |
+			python3 "$TOP/scripts/newlines.py" "$BUILD/static/added.diff" > "$BUILD/static/w1.$$" || true
+		if [ -s "$BUILD/static/w1.$$" ]; then cat "$BUILD/static/w1.$$"; result 1 "W=1+sparse $f"; else result 0 "W=1+sparse $f"; fi
+	done
+	[ "$rc" = 0 ] || { tail -20 "$BUILD/static/w1-sparse.log"; result 1 "W=1+sparse build"; }
+	rm -f "$BUILD/static/w1.$$"
+fi
+
+# Diagnostics in headers the series adds or changes, seen while compiling.
+mapfile -t hfiles < <(git diff --name-only --diff-filter=AM base series -- '*.h')
+for f in "${hfiles[@]}"; do
+	out=$(grep -E "(^|/)$f:" "$BUILD/static/w1-sparse.log" 2>/dev/null |
+		python3 "$TOP/scripts/newlines.py" "$BUILD/static/added.diff" || true)
+	[ -z "$out" ] || echo "$out"
+	result "$([ -z "$out" ] && echo 0 || echo 1)" "W=1+sparse $f"
+done
+
+# kernel-doc on the files the series adds, and on the uAPI header.
+mapfile -t docfiles < <(git diff --name-only --diff-filter=A base series -- '*.c' '*.h' | grep -v '^tools/')
+docfiles+=(include/uapi/drm/amdgpu_drm.h)
+for f in "${docfiles[@]}"; do
+	out=$(scripts/kernel-doc -none -Wall "$f" 2>&1 || true)
+	if [ "$f" = include/uapi/drm/amdgpu_drm.h ]; then
+		out=$(echo "$out" | python3 "$TOP/scripts/newlines.py" "$BUILD/static/added.diff" || true)
+	fi
+	[ -z "$out" ] || echo "$out"
+	result "$([ -z "$out" ] && echo 0 || echo 1)" "kernel-doc $f"
+done
+
+# checkpatch --strict on the mailable series. FILE_PATH_CHANGES ("does
+# MAINTAINERS need updating?") is ignored: the series adds its MAINTAINERS
+# entry in a commit of its own.
+[ -d "$OUT" ] || die "no $OUT: run scripts/format-patch.sh first"
+for p in "$OUT"/0*.patch; do
+	case $p in */0000-cover-letter.patch) continue ;; esac
+	out=$(scripts/checkpatch.pl --strict --quiet --no-summary --show-types \
+		--ignore FILE_PATH_CHANGES "$p" 2>&1 || true)
+	[ -z "$out" ] || echo "$out"
+	result "$([ -z "$out" ] && echo 0 || echo 1)" "checkpatch $(basename "$p")"
+done
+
+# The kernel's uAPI header self-test compiles amdgpu_drm.h on its own.
+rm -f .kunit/usr/include/drm/amdgpu_drm.hdrtest
+set +e
+locked make -s O=.kunit ARCH=x86_64 CC="$KCC" -j"$JOBS" usr/ > "$BUILD/static/hdrtest.log" 2>&1
+rc=$?
+set -e
+[ "$rc" = 0 ] && [ -f .kunit/usr/include/drm/amdgpu_drm.hdrtest ] || { tail -20 "$BUILD/static/hdrtest.log"; rc=1; }
+result "$rc" "uAPI header test amdgpu_drm.h"
+exit $fail
