@@ -1,0 +1,717 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * amdgpu-spm-record: stream the Stream Performance Monitor (SPM) data of
+ * one amdgpu partition into a file.
+ *
+ * A dedicated thread loops SET_DEST_BUF over two or three rotating buffers:
+ * each call waits (up to --timeout ms) for the buffer the kernel is filling,
+ * retires it and installs the next one; the retired buffer is then written
+ * out while the kernel fills the next. The main thread prints progress.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "amdgpu_profiler.h"	/* first: explains a missing UAPI_INCLUDE */
+
+#include <drm/drm.h>
+
+#define MAX_BUFFERS 3
+
+/* Exit statuses, documented in README.md. */
+enum {
+	EXIT_OK = 0,
+	EXIT_ERROR = 1,		/* I/O or unexpected ioctl failure */
+	EXIT_USAGE = 2,
+	EXIT_NODEV = 3,		/* no amdgpu device / no profiler interface */
+	EXIT_BUSY = 4,
+	EXIT_PERM = 5,
+	EXIT_NOTSUPP = 6,
+	EXIT_DATA_LOSS = 7,	/* only with --fail-on-loss */
+};
+
+/* Output file format, see README.md (FILES). */
+#define SPM_FILE_MAGIC		"AMDSPM01"
+#define SPM_RECORD_MAGIC	0x524d5053u	/* "SPMR" little endian */
+
+struct spm_file_header {
+	char magic[8];
+	uint32_t version;	/* profiler interface version */
+	uint32_t xcc_count;	/* 0 if unknown when the file was opened */
+	uint32_t buf_size;
+	uint32_t reserved[3];
+};
+
+struct spm_record_header {
+	uint32_t magic;
+	uint32_t seq;		/* retired buffer number, from 0 */
+	uint16_t xcc;
+	uint16_t flags;		/* bit 0: data loss in this share */
+	uint32_t bytes;		/* data bytes that follow */
+};
+
+struct options {
+	const char *device;
+	const char *output;
+	double duration;	/* seconds, 0 = until interrupted */
+	double interval;	/* progress line period, seconds */
+	unsigned int buffers;
+	uint32_t buf_size;
+	uint32_t timeout_ms;
+	unsigned int xcc_count;	/* 0 = infer */
+	bool quiet;
+	bool fail_on_loss;
+};
+
+struct xcc_stats {
+	uint64_t bytes;
+	uint64_t loss_buffers;
+};
+
+struct recorder {
+	struct options opt;
+	int fd;
+	uint32_t version;
+	FILE *out;
+	void *buf[MAX_BUFFERS];
+
+	pthread_mutex_t lock;	/* guards everything below */
+	struct xcc_stats xcc[AMDGPU_SPM_MAX_XCC];
+	unsigned int xcc_count;	/* 0 while unknown */
+	uint64_t total_bytes;
+	uint64_t buffers_retired;
+	uint64_t loss_buffers;
+	uint64_t unparsed_buffers;
+	int thread_err;		/* -errno that stopped the thread */
+	const char *thread_err_what;
+	bool done;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static const char *prog = "amdgpu-spm-record";
+
+static void die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: %s [OPTION]...\n"
+"Record the Stream Performance Monitor (SPM) stream of an amdgpu partition.\n"
+"\n"
+"  -d, --device PATH     render node of the partition to profile\n"
+"                        (default: the first amdgpu render node)\n"
+"  -o, --output FILE     write the stream to FILE (default: spm.dat;\n"
+"                        '-' for stdout, '/dev/null' to only count)\n"
+"  -t, --duration SEC    stop after SEC seconds (default: until SIGINT)\n"
+"  -i, --interval SEC    progress line period (default: 1)\n"
+"  -n, --buffers N       rotating destination buffers, 2 or 3 (default: 3)\n"
+"  -s, --buf-size SIZE   size of each buffer, suffix K or M allowed\n"
+"                        (default: 16M, at most 256M)\n"
+"  -T, --timeout MS      how long each SET_DEST_BUF waits for the current\n"
+"                        buffer to fill (default: 100)\n"
+"  -x, --xcc-count N     XCCs of the partition (default: inferred from the\n"
+"                        share headers of the first buffers with data)\n"
+"      --fail-on-loss    exit with status 7 if any data was lost\n"
+"  -q, --quiet           no progress line\n"
+"  -h, --help            show this help and exit\n"
+"\n"
+"Exit status: 0 ok, 1 error, 2 usage, 3 no amdgpu device or no profiler\n"
+"interface, 4 SPM busy, 5 not permitted, 6 SPM not supported, 7 data lost\n"
+"(with --fail-on-loss).\n", prog);
+}
+
+static int parse_size(const char *s, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm': case 'M':
+		v <<= 20;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (*end || v == 0 || v > AMDGPU_SPM_MAX_BUF_SIZE)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || v < 0 || v > 1e9)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 't' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "buffers", required_argument, NULL, 'n' },
+		{ "buf-size", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "xcc-count", required_argument, NULL, 'x' },
+		{ "fail-on-loss", no_argument, NULL, 'L' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	unsigned long v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->output = "spm.dat";
+	o->interval = 1.0;
+	o->buffers = 3;
+	o->buf_size = 16u << 20;
+	o->timeout_ms = 100;
+
+	while ((c = getopt_long(argc, argv, "d:o:t:i:n:s:T:x:qh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o->device = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 't':
+			if (parse_seconds(optarg, &o->duration))
+				die(EXIT_USAGE, "invalid --duration '%s'", optarg);
+			break;
+		case 'i':
+			if (parse_seconds(optarg, &o->interval) ||
+			    o->interval < 0.01)
+				die(EXIT_USAGE, "invalid --interval '%s'", optarg);
+			break;
+		case 'n':
+			if (parse_uint(optarg, MAX_BUFFERS, &v) || v < 2)
+				die(EXIT_USAGE, "--buffers must be 2 or 3");
+			o->buffers = (unsigned int)v;
+			break;
+		case 's':
+			if (parse_size(optarg, &o->buf_size))
+				die(EXIT_USAGE, "invalid --buf-size '%s' (1..256M)",
+				    optarg);
+			break;
+		case 'T':
+			if (parse_uint(optarg, UINT32_MAX, &v))
+				die(EXIT_USAGE, "invalid --timeout '%s'", optarg);
+			o->timeout_ms = (uint32_t)v;
+			break;
+		case 'x':
+			if (parse_uint(optarg, AMDGPU_SPM_MAX_XCC, &v) || !v)
+				die(EXIT_USAGE, "--xcc-count must be 1..%u",
+				    AMDGPU_SPM_MAX_XCC);
+			o->xcc_count = (unsigned int)v;
+			break;
+		case 'L':
+			o->fail_on_loss = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(EXIT_OK);
+		default:
+			usage(stderr);
+			exit(EXIT_USAGE);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", prog,
+			argv[optind]);
+		usage(stderr);
+		exit(EXIT_USAGE);
+	}
+	o->buf_size -= o->buf_size % AMDGPU_SPM_LINE_SIZE;
+	if (o->buf_size < amdgpu_spm_min_buf_size(o->xcc_count ?
+						  o->xcc_count : 1))
+		die(EXIT_USAGE, "--buf-size too small");
+}
+
+/* Returns true if @fd is a DRM device driven by amdgpu. */
+static bool is_amdgpu(int fd)
+{
+	struct drm_version v;
+	char name[32];
+
+	memset(&v, 0, sizeof(v));
+	memset(name, 0, sizeof(name));
+	v.name = name;
+	v.name_len = sizeof(name) - 1;
+	if (ioctl(fd, DRM_IOCTL_VERSION, &v))
+		return false;
+	return v.name_len == strlen("amdgpu") && !strcmp(name, "amdgpu");
+}
+
+static int open_device(const char *path)
+{
+	DIR *dir;
+	struct dirent *de;
+	int best = INT_MAX;
+	int fd;
+
+	if (path) {
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENOENT || errno == ENXIO || errno == ENODEV)
+				die(EXIT_NODEV, "%s: no such device: there is no amdgpu device here",
+				    path);
+			die(EXIT_NODEV, "cannot open %s: %s", path,
+			    strerror(errno));
+		}
+		if (!is_amdgpu(fd))
+			die(EXIT_NODEV, "%s is not an amdgpu DRM device", path);
+		return fd;
+	}
+
+	/* Pick the lowest-numbered renderD* node that amdgpu drives. */
+	dir = opendir("/dev/dri");
+	if (!dir)
+		die(EXIT_NODEV, "no amdgpu device found: /dev/dri does not exist (no GPU, or the amdgpu driver is not loaded)");
+	while ((de = readdir(dir))) {
+		char p[PATH_MAX];
+		unsigned long minor;
+		char *end;
+
+		if (strncmp(de->d_name, "renderD", 7))
+			continue;
+		minor = strtoul(de->d_name + 7, &end, 10);
+		if (*end || minor >= (unsigned long)best)
+			continue;
+		snprintf(p, sizeof(p), "/dev/dri/%s", de->d_name);
+		fd = open(p, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (is_amdgpu(fd))
+			best = (int)minor;
+		close(fd);
+	}
+	closedir(dir);
+	if (best == INT_MAX)
+		die(EXIT_NODEV, "no amdgpu device found: no /dev/dri/renderD* node is driven by amdgpu");
+
+	{
+		char p[PATH_MAX];
+
+		snprintf(p, sizeof(p), "/dev/dri/renderD%d", best);
+		fd = open(p, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			die(EXIT_NODEV, "cannot open %s: %s", p, strerror(errno));
+		fprintf(stderr, "%s: using %s\n", prog, p);
+	}
+	return fd;
+}
+
+static int status_for(int err)
+{
+	switch (-err) {
+	case EBUSY:
+		return EXIT_BUSY;
+	case EPERM:
+	case EACCES:
+		return EXIT_PERM;
+	case EOPNOTSUPP:
+		return EXIT_NOTSUPP;
+	default:
+		return EXIT_ERROR;
+	}
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int write_all(FILE *f, const void *p, size_t n)
+{
+	return fwrite(p, 1, n, f) == n ? 0 : -EIO;
+}
+
+/* Called by the thread for each retired buffer. */
+static int consume(struct recorder *r, const unsigned char *buf,
+		   uint32_t bytes, bool loss)
+{
+	struct amdgpu_spm_share shares[AMDGPU_SPM_MAX_XCC];
+	unsigned int n, i;
+	uint64_t seq;
+
+	pthread_mutex_lock(&r->lock);
+	seq = r->buffers_retired++;
+	r->total_bytes += bytes;
+	if (loss)
+		r->loss_buffers++;
+	n = r->xcc_count;
+	pthread_mutex_unlock(&r->lock);
+
+	if (!n) {
+		int c = amdgpu_spm_infer_xcc_count(buf, r->opt.buf_size,
+						   r->version, bytes, loss);
+		/*
+		 * Commit to a count only once the data decides it: while
+		 * nothing has been copied every count fits equally well.
+		 */
+		if (c > 0 && bytes) {
+			n = (unsigned int)c;
+			pthread_mutex_lock(&r->lock);
+			r->xcc_count = n;
+			pthread_mutex_unlock(&r->lock);
+		}
+	}
+	if (!n || amdgpu_spm_parse_shares(buf, r->opt.buf_size, n,
+					  r->version, shares)) {
+		pthread_mutex_lock(&r->lock);
+		r->unparsed_buffers++;
+		pthread_mutex_unlock(&r->lock);
+		return 0;
+	}
+
+	for (i = 0; i < n; i++) {
+		struct spm_record_header rec = {
+			.magic = SPM_RECORD_MAGIC,
+			.seq = (uint32_t)seq,
+			.xcc = (uint16_t)i,
+			.flags = shares[i].data_loss ? 1 : 0,
+			.bytes = shares[i].bytes,
+		};
+
+		if (!shares[i].bytes && !shares[i].data_loss)
+			continue;
+		if (write_all(r->out, &rec, sizeof(rec)) ||
+		    write_all(r->out, buf + shares[i].data_offset,
+			      shares[i].bytes))
+			return -EIO;
+		pthread_mutex_lock(&r->lock);
+		r->xcc[i].bytes += shares[i].bytes;
+		if (shares[i].data_loss)
+			r->xcc[i].loss_buffers++;
+		pthread_mutex_unlock(&r->lock);
+	}
+	return 0;
+}
+
+/* SET_DEST_BUF that survives signals: restart with the time left. */
+static int set_dest_buf(struct recorder *r, void *buf, uint32_t timeout,
+			uint32_t *bytes, bool *loss)
+{
+	int ret;
+
+	do {
+		ret = amdgpu_spm_set_dest_buf(r->fd, buf,
+					      buf ? r->opt.buf_size : 0,
+					      &timeout, bytes, loss);
+	} while (ret == -EINTR);
+	return ret;
+}
+
+static void *record_thread(void *arg)
+{
+	struct recorder *r = arg;
+	unsigned int cur = 0, next;
+	uint32_t bytes;
+	bool loss;
+	int ret;
+
+	amdgpu_spm_clear_header_slots(r->buf[cur], r->opt.buf_size);
+	/* Nothing was installed before: this retires nothing. */
+	ret = set_dest_buf(r, r->buf[cur], 0, &bytes, &loss);
+	if (ret)
+		goto fail_install;
+
+	while (!stop_requested) {
+		next = (cur + 1) % r->opt.buffers;
+		amdgpu_spm_clear_header_slots(r->buf[next], r->opt.buf_size);
+		ret = set_dest_buf(r, r->buf[next], r->opt.timeout_ms, &bytes,
+				   &loss);
+		if (ret)
+			goto fail_install;
+		ret = consume(r, r->buf[cur], bytes, loss);
+		if (ret)
+			goto fail_write;
+		cur = next;
+	}
+
+	/* Retire the last buffer and stop copying. */
+	ret = set_dest_buf(r, NULL, 0, &bytes, &loss);
+	if (ret)
+		goto fail_install;
+	ret = consume(r, r->buf[cur], bytes, loss);
+	if (ret)
+		goto fail_write;
+	goto out;
+
+fail_install:
+	pthread_mutex_lock(&r->lock);
+	r->thread_err = ret;
+	r->thread_err_what = "SET_DEST_BUF";
+	pthread_mutex_unlock(&r->lock);
+	goto out;
+fail_write:
+	pthread_mutex_lock(&r->lock);
+	r->thread_err = ret;
+	r->thread_err_what = "writing the output";
+	pthread_mutex_unlock(&r->lock);
+out:
+	pthread_mutex_lock(&r->lock);
+	r->done = true;
+	pthread_mutex_unlock(&r->lock);
+	stop_requested = 1;
+	return NULL;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void print_progress(struct recorder *r, double elapsed, bool final)
+{
+	uint64_t bytes, retired, loss;
+	unsigned int n;
+
+	pthread_mutex_lock(&r->lock);
+	bytes = r->total_bytes;
+	retired = r->buffers_retired;
+	loss = r->loss_buffers;
+	n = r->xcc_count;
+	pthread_mutex_unlock(&r->lock);
+
+	fprintf(stderr, "\r%s: %7.1f s  %10.2f MiB  %8.2f MiB/s  buffers %" PRIu64
+		"  with loss %" PRIu64 "  XCCs %s%u ", prog, elapsed,
+		(double)bytes / 1048576.0,
+		elapsed > 0 ? (double)bytes / 1048576.0 / elapsed : 0.0,
+		retired, loss, n ? "" : "?", n);
+	if (final)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+static void *alloc_buffer(uint32_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	/* Fault the pages in now rather than in the kernel's copy path. */
+	memset(p, 0, size);
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	struct recorder r;
+	struct sigaction sa;
+	sigset_t block, old;
+	pthread_t thread;
+	double start, next_progress, t;
+	struct spm_file_header fh;
+	unsigned int i;
+	bool any_loss;
+	int ret, status = EXIT_OK;
+
+	memset(&r, 0, sizeof(r));
+	pthread_mutex_init(&r.lock, NULL);
+	parse_options(argc, argv, &r.opt);
+
+	r.fd = open_device(r.opt.device);
+
+	ret = amdgpu_profiler_get_version(r.fd, &r.version);
+	if (ret)
+		die(ret == -EINVAL ? EXIT_NODEV : status_for(ret),
+		    "GET_VER failed: %s", amdgpu_spm_strerror(ret, 0));
+	fprintf(stderr, "%s: profiler interface %u.%u\n", prog,
+		AMDGPU_PROFILER_VERSION_MAJOR(r.version),
+		AMDGPU_PROFILER_VERSION_MINOR(r.version));
+
+	if (r.opt.xcc_count) {
+		r.xcc_count = r.opt.xcc_count;
+		if (!amdgpu_spm_share_size(r.opt.buf_size, r.xcc_count))
+			die(EXIT_USAGE, "--buf-size too small for %u XCCs",
+			    r.xcc_count);
+	}
+
+	for (i = 0; i < r.opt.buffers; i++) {
+		r.buf[i] = alloc_buffer(r.opt.buf_size);
+		if (!r.buf[i])
+			die(EXIT_ERROR, "cannot allocate %u buffers of %u bytes",
+			    r.opt.buffers, r.opt.buf_size);
+	}
+
+	if (!strcmp(r.opt.output, "-"))
+		r.out = stdout;
+	else
+		r.out = fopen(r.opt.output, "wb");
+	if (!r.out)
+		die(EXIT_ERROR, "cannot open %s: %s", r.opt.output,
+		    strerror(errno));
+
+	ret = amdgpu_spm_acquire(r.fd);
+	if (ret)
+		die(status_for(ret), "cannot acquire the SPM: %s",
+		    amdgpu_spm_strerror(ret, AMDGPU_SPM_OP_ACQUIRE));
+
+	memset(&fh, 0, sizeof(fh));
+	memcpy(fh.magic, SPM_FILE_MAGIC, sizeof(fh.magic));
+	fh.version = r.version;
+	fh.xcc_count = r.xcc_count;
+	fh.buf_size = r.opt.buf_size;
+	if (write_all(r.out, &fh, sizeof(fh))) {
+		amdgpu_spm_release(r.fd);
+		die(EXIT_ERROR, "cannot write %s", r.opt.output);
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	/* Signals go to the main thread; the recorder notices stop_requested. */
+	sigfillset(&block);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	ret = pthread_create(&thread, NULL, record_thread, &r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		amdgpu_spm_release(r.fd);
+		die(EXIT_ERROR, "cannot start the recorder thread: %s",
+		    strerror(ret));
+	}
+
+	start = now();
+	next_progress = start + r.opt.interval;
+	while (!stop_requested) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+		t = now();
+		if (r.opt.duration > 0 && t - start >= r.opt.duration)
+			stop_requested = 1;
+		if (!r.opt.quiet && t >= next_progress) {
+			print_progress(&r, t - start, false);
+			next_progress += r.opt.interval;
+		}
+	}
+	pthread_join(thread, NULL);
+	t = now();
+	if (!r.opt.quiet)
+		print_progress(&r, t - start, true);
+
+	ret = amdgpu_spm_release(r.fd);
+	if (ret && !r.thread_err)
+		fprintf(stderr, "%s: RELEASE failed: %s\n", prog,
+			amdgpu_spm_strerror(ret, AMDGPU_SPM_OP_RELEASE));
+
+	if (r.out != stdout && fclose(r.out)) {
+		fprintf(stderr, "%s: closing %s: %s\n", prog, r.opt.output,
+			strerror(errno));
+		status = EXIT_ERROR;
+	} else if (r.out == stdout) {
+		fflush(stdout);
+	}
+
+	if (r.thread_err) {
+		fprintf(stderr, "%s: %s failed: %s\n", prog, r.thread_err_what,
+			r.thread_err == -EIO ? "I/O error" :
+			amdgpu_spm_strerror(r.thread_err,
+					    AMDGPU_SPM_OP_SET_DEST_BUF));
+		status = r.thread_err == -EIO ? EXIT_ERROR :
+			 status_for(r.thread_err);
+	}
+
+	/* Summary on stderr, so that -o - keeps stdout clean. */
+	fprintf(stderr, "%s: %" PRIu64 " buffers retired, %" PRIu64
+		" data bytes, %" PRIu64 " buffers with data loss\n", prog,
+		r.buffers_retired, r.total_bytes, r.loss_buffers);
+	if (!r.xcc_count) {
+		fprintf(stderr, "%s: XCC count unknown (no data, or ambiguous); per-XCC data not written; pass --xcc-count\n",
+			prog);
+	} else {
+		for (i = 0; i < r.xcc_count; i++)
+			fprintf(stderr, "%s:   XCC %u: %" PRIu64
+				" bytes, data loss in %" PRIu64 " buffers\n",
+				prog, i, r.xcc[i].bytes,
+				r.xcc[i].loss_buffers);
+		if (r.unparsed_buffers)
+			fprintf(stderr, "%s: %" PRIu64 " buffers had malformed share headers and were skipped\n",
+				prog, r.unparsed_buffers);
+	}
+	any_loss = r.loss_buffers != 0;
+	if (any_loss)
+		fprintf(stderr, "%s: warning: SPM data was lost; use larger or more buffers (--buf-size, --buffers) or a shorter --timeout\n",
+			prog);
+	if (status == EXIT_OK && any_loss && r.opt.fail_on_loss)
+		status = EXIT_DATA_LOSS;
+
+	for (i = 0; i < r.opt.buffers; i++)
+		munmap(r.buf[i], r.opt.buf_size);
+	close(r.fd);
+	return status;
+}

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * Unit tests of the parts of amdgpu_profiler.c that need no GPU: share
+ * splitting, header parsing, XCC count inference, and the ioctl wrappers'
+ * argument checks and error paths on a file that is not a DRM device.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "amdgpu_profiler.h"
+
+#define VERSION ((1u << 24) | 0u)
+
+static unsigned int passed, failed;
+
+#define CHECK(cond) do { \
+	if (cond) { \
+		passed++; \
+	} else { \
+		failed++; \
+		fprintf(stderr, "%s:%d: %s: check failed: %s\n", \
+			__FILE__, __LINE__, __func__, #cond); \
+	} \
+} while (0)
+
+static unsigned char *alloc_buf(uint32_t size)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 32, size ? size : 32))
+		abort();
+	memset(p, 0xa5, size);	/* garbage, like SPM sample data */
+	return p;
+}
+
+/* Write the header the kernel would put at the start of share @i. */
+static void put_share(unsigned char *buf, uint32_t buf_size, uint32_t n,
+		      uint32_t i, uint32_t bytes, uint32_t loss)
+{
+	struct drm_amdgpu_spm_buffer_header h;
+	uint32_t share = amdgpu_spm_share_size(buf_size, n);
+
+	memset(&h, 0, sizeof(h));
+	h.version = VERSION;
+	h.bytes_copied = bytes;
+	h.has_data_loss = loss;
+	memcpy(buf + (size_t)i * share, &h, sizeof(h));
+}
+
+static void test_share_size(void)
+{
+	CHECK(amdgpu_spm_share_size(4096, 0) == 0);
+	CHECK(amdgpu_spm_share_size(4096, 1) == 4096);
+	CHECK(amdgpu_spm_share_size(4096, 2) == 2048);
+	/* Rounded down to 32 bytes: 4096 / 3 = 1365 -> 1344. */
+	CHECK(amdgpu_spm_share_size(4096, 3) == 1344);
+	CHECK(amdgpu_spm_share_size(4096, 3) % 32 == 0);
+	/* A share must hold a header and one 32-byte line. */
+	CHECK(amdgpu_spm_share_size(64, 1) == 64);
+	CHECK(amdgpu_spm_share_size(63, 1) == 0);
+	CHECK(amdgpu_spm_share_size(127, 2) == 0);
+	CHECK(amdgpu_spm_share_size(128, 2) == 64);
+	CHECK(amdgpu_spm_share_size(8 * 64, 8) == 64);
+	CHECK(amdgpu_spm_share_size(8 * 64 - 1, 8) == 0);
+	CHECK(amdgpu_spm_min_buf_size(8) == 512);
+	/* Largest allowed buffer, most XCCs: no overflow. */
+	CHECK(amdgpu_spm_share_size(AMDGPU_SPM_MAX_BUF_SIZE, 16) ==
+	      AMDGPU_SPM_MAX_BUF_SIZE / 16);
+	CHECK(amdgpu_spm_share_size(UINT32_MAX, 1) == UINT32_MAX - 31);
+}
+
+static void test_parse_ok(void)
+{
+	const uint32_t size = 3 * 1024 + 100;
+	unsigned char *buf = alloc_buf(size);
+	struct amdgpu_spm_share s[3];
+	uint32_t share = amdgpu_spm_share_size(size, 3);
+
+	put_share(buf, size, 3, 0, 64, 0);
+	put_share(buf, size, 3, 1, share - 32, 1);
+	put_share(buf, size, 3, 2, 0, 0);
+	CHECK(amdgpu_spm_parse_shares(buf, size, 3, VERSION, s) == 0);
+	CHECK(s[0].xcc == 0 && s[0].offset == 0 && s[0].data_offset == 32);
+	CHECK(s[0].bytes == 64 && !s[0].data_loss);
+	CHECK(s[1].offset == share && s[1].data_offset == share + 32);
+	CHECK(s[1].bytes == share - 32 && s[1].data_loss);
+	CHECK(s[2].offset == 2 * share && s[2].bytes == 0);
+	/* Out may be NULL for a pure validation. */
+	CHECK(amdgpu_spm_parse_shares(buf, size, 3, VERSION, NULL) == 0);
+	free(buf);
+}
+
+static void test_parse_rejects(void)
+{
+	const uint32_t size = 2048;
+	unsigned char *buf = alloc_buf(size);
+	struct drm_amdgpu_spm_buffer_header h;
+	struct amdgpu_spm_share s[2];
+
+	put_share(buf, size, 2, 0, 10, 0);
+	put_share(buf, size, 2, 1, 10, 0);
+	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION, s) == 0);
+
+	/* Wrong version. */
+	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION + 1, s) ==
+	      -EINVAL);
+
+	/* Byte count past the end of the share. */
+	put_share(buf, size, 2, 1, 1024 - 32 + 1, 0);
+	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION, s) == -EINVAL);
+	put_share(buf, size, 2, 1, 1024 - 32, 0);
+	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION, s) == 0);
+
+	/* Each reserved word must be zero. */
+	for (unsigned int w = 0; w < 5; w++) {
+		memcpy(&h, buf + 1024, sizeof(h));
+		h.reserved[w] = 1;
+		memcpy(buf + 1024, &h, sizeof(h));
+		CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION, s) ==
+		      -EINVAL);
+		h.reserved[w] = 0;
+		memcpy(buf + 1024, &h, sizeof(h));
+	}
+	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION, s) == 0);
+
+	/* Bad arguments. */
+	CHECK(amdgpu_spm_parse_shares(NULL, size, 2, VERSION, s) == -EINVAL);
+	CHECK(amdgpu_spm_parse_shares(buf, size, 0, VERSION, s) == -EINVAL);
+	CHECK(amdgpu_spm_parse_shares(buf, 100, 2, VERSION, s) == -EINVAL);
+	CHECK(amdgpu_spm_parse_shares(buf, size, AMDGPU_SPM_MAX_XCC + 1,
+				      VERSION, s) == -EINVAL);
+	free(buf);
+}
+
+/* Lay out a buffer as the kernel would for @n XCCs and infer n back. */
+static int layout_and_infer(uint32_t size, uint32_t n, const uint32_t *bytes,
+			    const uint32_t *loss)
+{
+	unsigned char *buf = alloc_buf(size);
+	uint32_t total = 0, i;
+	bool any = false;
+	int ret;
+
+	amdgpu_spm_clear_header_slots(buf, size);
+	for (i = 0; i < n; i++) {
+		put_share(buf, size, n, i, bytes[i], loss[i]);
+		total += bytes[i];
+		any |= loss[i] != 0;
+	}
+	ret = amdgpu_spm_infer_xcc_count(buf, size, VERSION, total, any);
+	free(buf);
+	return ret;
+}
+
+static void test_infer(void)
+{
+	static const uint32_t zero[16];
+	uint32_t bytes[16], loss[16];
+	uint32_t size = 1u << 20;
+	uint32_t n;
+
+	/* Every share carries data: the count is unique. */
+	for (n = 1; n <= 16; n++) {
+		for (uint32_t i = 0; i < n; i++)
+			bytes[i] = 32 * (i + 1) + 32 * 1000;
+		CHECK(layout_and_infer(size, n, bytes, zero) == (int)n);
+	}
+
+	/* A size that does not divide evenly (MI300 CPX: 1 XCC, QPX: 2). */
+	for (n = 1; n <= 8; n++) {
+		for (uint32_t i = 0; i < n; i++)
+			bytes[i] = 4096;
+		CHECK(layout_and_infer(size + 96 + 7 * 32, n, bytes, zero) ==
+		      (int)n);
+	}
+
+	/* The last XCC copied nothing: 1 and 2 both fit -> ambiguous. */
+	bytes[0] = 4096;
+	bytes[1] = 0;
+	CHECK(layout_and_infer(size, 2, bytes, zero) == -1);
+
+	/* ... unless the loss flag tells them apart. */
+	loss[0] = 0;
+	loss[1] = 1;
+	CHECK(layout_and_infer(size, 2, bytes, loss) == 2);
+
+	/* A share 0 fuller than a smaller share rules out larger counts. */
+	bytes[0] = size / 2 - 32;
+	bytes[1] = 32;
+	CHECK(layout_and_infer(size, 2, bytes, zero) == 2);
+
+	/* Nothing valid at all. */
+	{
+		unsigned char *buf = alloc_buf(4096);
+
+		CHECK(amdgpu_spm_infer_xcc_count(buf, 4096, VERSION, 0,
+						 false) == 0);
+		free(buf);
+	}
+}
+
+static void test_clear_header_slots(void)
+{
+	uint32_t size = 64 * 1024;
+	unsigned char *buf = alloc_buf(size);
+	uint32_t n;
+
+	/* Stale headers of an 8-XCC layout from an earlier round. */
+	for (n = 0; n < 8; n++)
+		put_share(buf, size, 8, n, 100, 0);
+	amdgpu_spm_clear_header_slots(buf, size);
+	for (n = 1; n <= 16; n++)
+		CHECK(amdgpu_spm_parse_shares(buf, size, n, VERSION, NULL) ==
+		      -EINVAL);
+	/* Data between the slots is untouched. */
+	CHECK(buf[32] == 0xa5 && buf[size - 1] == 0xa5);
+
+	/* A buffer too small for any share is left alone. */
+	memset(buf, 0xa5, 32);
+	amdgpu_spm_clear_header_slots(buf, 32);
+	CHECK(buf[0] == 0xa5);
+	free(buf);
+}
+
+static void test_wrappers_without_device(void)
+{
+	uint32_t version = 0x12345678, timeout = 50, bytes = 7;
+	bool loss = true;
+	int fd;
+
+	CHECK(amdgpu_profiler_get_version(-1, &version) == -EBADF);
+	CHECK(version == 0x12345678);
+	CHECK(amdgpu_spm_acquire(-1) == -EBADF);
+	CHECK(amdgpu_spm_release(-1) == -EBADF);
+	CHECK(amdgpu_spm_set_dest_buf(-1, NULL, 0, &timeout, &bytes,
+				      &loss) == -EBADF);
+	/* Outputs untouched on failure. */
+	CHECK(timeout == 50 && bytes == 7 && loss);
+	/* A size without a buffer is refused before the kernel sees it. */
+	CHECK(amdgpu_spm_set_dest_buf(-1, NULL, 64, NULL, NULL, NULL) ==
+	      -EINVAL);
+
+	/* A file that is not a DRM device: -ENOTTY. */
+	fd = open("/dev/null", O_RDWR);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		CHECK(amdgpu_profiler_get_version(fd, &version) == -ENOTTY);
+		CHECK(amdgpu_spm_acquire(fd) == -ENOTTY);
+		close(fd);
+	}
+}
+
+static void test_strerror(void)
+{
+	CHECK(strstr(amdgpu_spm_strerror(-EPERM, AMDGPU_SPM_OP_ACQUIRE),
+		     "spm_paranoid") != NULL);
+	CHECK(strstr(amdgpu_spm_strerror(-EBUSY, AMDGPU_SPM_OP_ACQUIRE),
+		     "RESERVE_VMID") != NULL);
+	CHECK(strstr(amdgpu_spm_strerror(EOPNOTSUPP, AMDGPU_SPM_OP_ACQUIRE),
+		     "no SPM") != NULL);
+	CHECK(strstr(amdgpu_spm_strerror(-EINVAL, 0),
+		     "DRM_AMDGPU_PROFILER") != NULL);
+	CHECK(strstr(amdgpu_spm_strerror(-EINVAL, AMDGPU_SPM_OP_ACQUIRE),
+		     "partition") != NULL);
+	CHECK(amdgpu_spm_strerror(-ENOMEM, AMDGPU_SPM_OP_ACQUIRE) != NULL);
+}
+
+int main(void)
+{
+	test_share_size();
+	test_parse_ok();
+	test_parse_rejects();
+	test_infer();
+	test_clear_header_slots();
+	test_wrappers_without_device();
+	test_strerror();
+
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
