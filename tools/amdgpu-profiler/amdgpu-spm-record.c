@@ -543,13 +543,14 @@ static void print_progress(struct recorder *r, double elapsed, bool final)
 	n = r->xcc_count;
 	pthread_mutex_unlock(&r->lock);
 
-	fprintf(stderr, "\r%s: %7.1f s  %10.2f MiB  %8.2f MiB/s  buffers %" PRIu64
-		"  with loss %" PRIu64 "  XCCs %s%u ", prog, elapsed,
+	/* Rewrite one line on a terminal, one line per update otherwise. */
+	fprintf(stderr, "%s%s: %7.1f s  %10.2f MiB  %8.2f MiB/s  buffers %" PRIu64
+		"  with loss %" PRIu64 "  XCCs %s%u%s",
+		isatty(STDERR_FILENO) ? "\r" : "", prog, elapsed,
 		(double)bytes / 1048576.0,
 		elapsed > 0 ? (double)bytes / 1048576.0 / elapsed : 0.0,
-		retired, loss, n ? "" : "?", n);
-	if (final)
-		fputc('\n', stderr);
+		retired, loss, n ? "" : "?", n,
+		isatty(STDERR_FILENO) ? (final ? " \n" : " ") : "\n");
 	fflush(stderr);
 }
 
