@@ -109,6 +109,9 @@ static volatile sig_atomic_t stop_requested;
 static const char *prog = "amdgpu-spm-record";
 
 static void die(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+static void die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
