@@ -98,7 +98,8 @@ struct recorder {
 	uint64_t total_bytes;
 	uint64_t buffers_retired;
 	uint64_t loss_buffers;
-	uint64_t unparsed_buffers;
+	uint64_t unparsed_buffers;	/* malformed headers */
+	uint64_t undecided_buffers;	/* data before the XCC count was known */
 	int thread_err;		/* -errno that stopped the thread */
 	const char *thread_err_what;
 	bool done;
@@ -427,8 +428,17 @@ static int consume(struct recorder *r, const unsigned char *buf,
 			pthread_mutex_unlock(&r->lock);
 		}
 	}
-	if (!n || amdgpu_spm_parse_shares(buf, r->opt.buf_size, n,
-					  r->version, shares)) {
+	if (!n) {
+		/* Nothing to lose while nothing was copied. */
+		if (bytes || loss) {
+			pthread_mutex_lock(&r->lock);
+			r->undecided_buffers++;
+			pthread_mutex_unlock(&r->lock);
+		}
+		return 0;
+	}
+	if (amdgpu_spm_parse_shares(buf, r->opt.buf_size, n, r->version,
+				    shares)) {
 		pthread_mutex_lock(&r->lock);
 		r->unparsed_buffers++;
 		pthread_mutex_unlock(&r->lock);
@@ -703,6 +713,9 @@ int main(int argc, char **argv)
 				" bytes, data loss in %" PRIu64 " buffers\n",
 				prog, i, r.xcc[i].bytes,
 				r.xcc[i].loss_buffers);
+		if (r.undecided_buffers)
+			fprintf(stderr, "%s: %" PRIu64 " buffers with data were retired before the XCC count was known and not written; pass --xcc-count to keep them\n",
+				prog, r.undecided_buffers);
 		if (r.unparsed_buffers)
 			fprintf(stderr, "%s: %" PRIu64 " buffers had malformed share headers and were skipped\n",
 				prog, r.unparsed_buffers);
