@@ -353,18 +353,24 @@ static bool has_profiling_caps(void)
 		CAP_TO_MASK(CAP_SYS_ADMIN);
 }
 
-/* -1: parameter absent, default policy. 0: anybody may profile. */
-static int spm_paranoid(void)
+/*
+ * amdgpu.spm_paranoid: 1 (the default) needs CAP_PERFMON or CAP_SYS_ADMIN,
+ * 0 or less lets anybody who can open the node profile.
+ */
+static bool spm_paranoid_relaxed(void)
 {
 	FILE *f = fopen(PARANOID_PARAM, "r");
-	int v = -1;
+	bool relaxed = false;
+	int v;
 
 	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &v) != 1)
-		v = -1;
+		return false;
+	if (fscanf(f, "%d", &v) == 1) {
+		igt_info("amdgpu.spm_paranoid = %d\n", v);
+		relaxed = v <= 0;
+	}
 	fclose(f);
-	return v;
+	return relaxed;
 }
 
 /* ---- Subtests ---- */
@@ -765,7 +771,7 @@ static void test_spm_data_loss(int fd, uint32_t version, void *a, void *b)
 
 static void test_spm_unprivileged(int fd)
 {
-	int paranoid = spm_paranoid();
+	bool relaxed = spm_paranoid_relaxed();
 	int probe;
 
 	probe = spm(fd, AMDGPU_SPM_OP_ACQUIRE);
@@ -775,7 +781,6 @@ static void test_spm_unprivileged(int fd)
 	if (getuid() != 0)
 		igt_require_f(!has_profiling_caps(),
 			      "not root, yet has CAP_PERFMON or CAP_SYS_ADMIN\n");
-	igt_info("amdgpu.spm_paranoid = %d\n", paranoid);
 
 	igt_fork(child, 1) {
 		int cfd = drm_reopen_driver(fd);
@@ -787,7 +792,7 @@ static void test_spm_unprivileged(int fd)
 		/* The version probe is always allowed. */
 		igt_assert_eq(get_version(cfd, NULL), 0);
 		ret = spm(cfd, AMDGPU_SPM_OP_ACQUIRE);
-		if (paranoid == 0)
+		if (relaxed)
 			igt_assert_eq(ret, 0);
 		else
 			igt_assert_eq(ret, -EPERM);
