@@ -948,6 +948,19 @@ TEST_F(spm, privilege_policy)
 	}
 }
 
+/* GET_VER is the feature probe: kernels without the ioctl say -EINVAL. */
+static bool has_profiler(void)
+{
+	int fd = open_node();
+	bool ret;
+
+	if (fd < 0)
+		return false;
+	ret = get_version(fd) != 0;
+	close(fd);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	if (!find_render_node()) {
@@ -955,6 +968,11 @@ int main(int argc, char **argv)
 		ksft_exit_skip("no amdgpu render node%s%s\n",
 			       getenv("AMDGPU_RENDER_NODE") ? " at " : "",
 			       getenv("AMDGPU_RENDER_NODE") ?: "");
+	}
+	if (!has_profiler()) {
+		ksft_print_header();
+		ksft_exit_skip("%s: kernel without DRM_IOCTL_AMDGPU_PROFILER\n",
+			       node_path);
 	}
 	return test_harness_run(argc, argv);
 }
