@@ -124,6 +124,7 @@ int amdgpu_profiler_ioctl(struct drm_device *dev, void *data,
 			  struct drm_file *filp)
 {
 	struct drm_amdgpu_profiler_args *args = data;
+	const u32 nr_ops = ARRAY_SIZE(amdgpu_profiler_ops);
 	amdgpu_profiler_op_t handler = NULL;
 	u32 op = args->op;
 
@@ -131,8 +132,8 @@ int amdgpu_profiler_ioctl(struct drm_device *dev, void *data,
 		drm_dbg(dev, "profiler: pad not zero\n");
 		return -EINVAL;
 	}
-	if (op < ARRAY_SIZE(amdgpu_profiler_ops))
-		handler = amdgpu_profiler_ops[array_index_nospec(op, ARRAY_SIZE(amdgpu_profiler_ops))];
+	if (op < nr_ops)
+		handler = amdgpu_profiler_ops[array_index_nospec(op, nr_ops)];
 	if (!handler) {
 		drm_dbg(dev, "profiler: unknown op %u\n", op);
 		return -EINVAL;

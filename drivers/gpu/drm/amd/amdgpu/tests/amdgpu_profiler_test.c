@@ -82,7 +82,7 @@ static void profiler_ioctl_registered(struct kunit *test)
 		&amdgpu_ioctls_kms[DRM_IOCTL_NR(DRM_IOCTL_AMDGPU_PROFILER) - DRM_COMMAND_BASE];
 
 	KUNIT_EXPECT_EQ(test, desc->cmd, DRM_IOCTL_AMDGPU_PROFILER);
-	KUNIT_EXPECT_PTR_EQ(test, desc->func, amdgpu_profiler_ioctl);
+	KUNIT_EXPECT_TRUE(test, desc->func == amdgpu_profiler_ioctl);
 	KUNIT_EXPECT_EQ(test, desc->flags, DRM_AUTH | DRM_RENDER_ALLOW);
 }
 
@@ -168,6 +168,7 @@ static const unsigned int union_bytes[] = {
 	32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
 	48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63,
 };
+
 static_assert(ARRAY_SIZE(union_bytes) ==
 	      sizeof(((struct drm_amdgpu_profiler_args *)0)->data));
 
