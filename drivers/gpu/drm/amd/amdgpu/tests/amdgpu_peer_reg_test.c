@@ -1,0 +1,1114 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * KUnit tests of the peer memory registration core (amdgpu_peer_reg.c)
+ * behind rdma_get_pages()/rdma_put_pages(), driven with fake objects. The
+ * fake "process" has a mutex playing the KFD process mutex and a ww_mutex
+ * playing the VM root reservation, taken in the same order as amdgpu takes
+ * them, so lockdep sees the lock graph a real client would create.
+ */
+
+#include <kunit/device.h>
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/ww_mutex.h>
+
+#include "amdgpu_peer_reg.h"
+
+static DEFINE_WW_CLASS(peer_test_ww_class);
+
+#define PEER_TEST_NR_BOS	4
+#define PEER_TEST_BO_SIZE	(64ULL << 10)
+#define PEER_TEST_SEGS		4
+
+struct peer_test_bo {
+	unsigned int id;
+	u64 size;
+	u64 dma_base;
+	atomic_t pinned;
+};
+
+struct peer_test_ctx {
+	struct kunit *test;
+	struct amdgpu_peer_mgr mgr;
+	struct amdgpu_peer_owner owner;
+	bool owner_done;
+	struct device *dev[2];
+	/* plays the KFD process mutex */
+	struct mutex proc_lock;
+	/* plays the VM root reservation */
+	struct ww_mutex root;
+	/* the fake VM: whether the mapping of each BO exists; under root */
+	bool mapped[PEER_TEST_NR_BOS];
+	struct peer_test_bo bo[PEER_TEST_NR_BOS];
+	/* error the next fake pin returns, then 0 */
+	int pin_error;
+};
+
+/* A client registration, like hfi1's cache node. */
+struct peer_test_client {
+	struct peer_test_ctx *ctx;
+	struct amd_p2p_info *info;
+	atomic_t callbacks;
+	/* callback: the locks of the path must be free */
+	bool locks_free;
+	/* callback: put from inside */
+	bool put_in_cb;
+	int put_in_cb_ret;
+	/* the client's own lock, taken around get and in the callback */
+	struct mutex *client_lock;
+};
+
+static int peer_test_pin(struct amdgpu_peer_mgr *mgr, void *obj,
+			 struct device *dma_dev, struct sg_table **out)
+{
+	struct peer_test_ctx *ctx = container_of(mgr, struct peer_test_ctx,
+						 mgr);
+	struct peer_test_bo *bo = obj;
+	u64 seg = bo->size / PEER_TEST_SEGS;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	int i, r;
+
+	r = ctx->pin_error;
+	if (r) {
+		ctx->pin_error = 0;
+		return r;
+	}
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return -ENOMEM;
+	if (sg_alloc_table(sgt, PEER_TEST_SEGS, GFP_KERNEL)) {
+		kfree(sgt);
+		return -ENOMEM;
+	}
+	/* Each DMA device sees the object at its own addresses. */
+	for_each_sgtable_sg(sgt, sg, i) {
+		sg_set_page(sg, NULL, seg, 0);
+		sg_dma_address(sg) = bo->dma_base + i * seg +
+			(dma_dev == ctx->dev[1] ? (1ULL << 40) : 0);
+		sg_dma_len(sg) = seg;
+	}
+	atomic_inc(&bo->pinned);
+	*out = sgt;
+	return 0;
+}
+
+static void peer_test_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
+			    struct device *dma_dev, struct sg_table *sgt)
+{
+	struct peer_test_bo *bo = obj;
+
+	might_sleep();
+	atomic_dec(&bo->pinned);
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+static const struct amdgpu_peer_pin_ops peer_test_ops = {
+	.pin = peer_test_pin,
+	.unpin = peer_test_unpin,
+};
+
+/* BO i is mapped at GPU pages [i * 1000, i * 1000 + 15]. */
+static u64 peer_test_first(unsigned int i)
+{
+	return i * 1000;
+}
+
+static u64 peer_test_last(struct peer_test_ctx *ctx, unsigned int i)
+{
+	return i * 1000 + (ctx->bo[i].size >> PAGE_SHIFT) - 1;
+}
+
+static int peer_test_init(struct kunit *test)
+{
+	struct peer_test_ctx *ctx;
+	int i;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->test = test;
+	ctx->dev[0] = kunit_device_register(test, "amdgpu_peer_nic0");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->dev[0]));
+	ctx->dev[1] = kunit_device_register(test, "amdgpu_peer_nic1");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->dev[1]));
+	mutex_init(&ctx->proc_lock);
+	ww_mutex_init(&ctx->root, &peer_test_ww_class);
+	for (i = 0; i < PEER_TEST_NR_BOS; i++) {
+		ctx->bo[i].id = i;
+		ctx->bo[i].size = PEER_TEST_BO_SIZE;
+		ctx->bo[i].dma_base = (u64)(i + 1) << 32;
+		ctx->mapped[i] = true;
+	}
+	KUNIT_ASSERT_EQ(test, amdgpu_peer_mgr_init(&ctx->mgr, &peer_test_ops,
+						   U64_MAX), 0);
+	amdgpu_peer_owner_init(&ctx->owner, &ctx->mgr);
+	test->priv = ctx;
+	return 0;
+}
+
+static void peer_test_owner_fini(struct peer_test_ctx *ctx)
+{
+	if (ctx->owner_done)
+		return;
+	amdgpu_peer_owner_fini(&ctx->owner);
+	ctx->owner_done = true;
+}
+
+static void peer_test_exit(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	int i;
+
+	peer_test_owner_fini(ctx);
+	amdgpu_peer_mgr_fini(&ctx->mgr);
+	/* Nothing leaked: every pin, mapping and registration is gone. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins),
+			atomic_read(&ctx->mgr.stats.unpins));
+	for (i = 0; i < PEER_TEST_NR_BOS; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[i].pinned), 0);
+}
+
+static void peer_test_lock(struct peer_test_ctx *ctx)
+{
+	mutex_lock(&ctx->proc_lock);
+	ww_mutex_lock(&ctx->root, NULL);
+}
+
+static void peer_test_unlock(struct peer_test_ctx *ctx)
+{
+	ww_mutex_unlock(&ctx->root);
+	mutex_unlock(&ctx->proc_lock);
+}
+
+static void peer_test_cb(void *priv)
+{
+	struct peer_test_client *c = priv;
+	struct peer_test_ctx *ctx = c->ctx;
+
+	might_sleep();
+	c->locks_free = !mutex_is_locked(&ctx->proc_lock) &&
+			!ww_mutex_is_locked(&ctx->root);
+	if (c->client_lock)
+		mutex_lock(c->client_lock);
+	atomic_inc(&c->callbacks);
+	if (c->put_in_cb)
+		c->put_in_cb_ret = amdgpu_peer_put(&c->info);
+	if (c->client_lock)
+		mutex_unlock(c->client_lock);
+}
+
+/* What amdgpu's get_pages does: lookup and register under the locks. */
+static int peer_test_get_cb(struct peer_test_ctx *ctx, unsigned int i,
+			    u64 offset, u64 length, struct device *dev,
+			    void (*cb)(void *priv), void *priv,
+			    struct amd_p2p_info **info)
+{
+	struct amdgpu_peer_reg_args args = {
+		.first = peer_test_first(i),
+		.last = peer_test_last(ctx, i),
+		.obj = &ctx->bo[i],
+		.obj_size = ctx->bo[i].size,
+		.offset = offset,
+		.va = (peer_test_first(i) << PAGE_SHIFT) + offset,
+		.length = length,
+		.pid = task_pid(current),
+		.dma_dev = dev,
+		.free_cb = cb,
+		.client_priv = priv,
+	};
+	int r;
+
+	peer_test_lock(ctx);
+	if (ctx->mapped[i])
+		r = amdgpu_peer_register(&ctx->owner, &args, info);
+	else
+		r = -EFAULT;
+	peer_test_unlock(ctx);
+	return r;
+}
+
+static int peer_test_get_dev(struct peer_test_ctx *ctx, unsigned int i,
+			     u64 offset, u64 length, struct device *dev,
+			     struct peer_test_client *c,
+			     struct amd_p2p_info **info)
+{
+	if (c)
+		c->ctx = ctx;
+	return peer_test_get_cb(ctx, i, offset, length, dev,
+				c ? peer_test_cb : NULL, c, info);
+}
+
+static int peer_test_get(struct peer_test_ctx *ctx, unsigned int i,
+			 struct peer_test_client *c)
+{
+	return peer_test_get_dev(ctx, i, 0, ctx->bo[i].size, ctx->dev[0], c,
+				 &c->info);
+}
+
+/* What the unmap/free paths do: detach under the locks, flush after. */
+static unsigned int peer_test_unmap(struct peer_test_ctx *ctx, unsigned int i)
+{
+	unsigned int n;
+
+	peer_test_lock(ctx);
+	ctx->mapped[i] = false;
+	n = amdgpu_peer_invalidate(&ctx->owner, peer_test_first(i),
+				   peer_test_last(ctx, i));
+	peer_test_unlock(ctx);
+	amdgpu_peer_owner_flush(&ctx->owner);
+	return n;
+}
+
+static void peer_test_remap(struct peer_test_ctx *ctx, unsigned int i)
+{
+	peer_test_lock(ctx);
+	ctx->mapped[i] = true;
+	peer_test_unlock(ctx);
+}
+
+static void peer_callback_fires_once_on_unmap(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client c = {};
+	struct amd_p2p_info *info;
+
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &c), 0);
+	info = c.info;
+	KUNIT_EXPECT_EQ(test, info->va, 0ULL);
+	KUNIT_EXPECT_EQ(test, info->size, PEER_TEST_BO_SIZE);
+	KUNIT_EXPECT_PTR_EQ(test, info->pid, task_pid(current));
+	KUNIT_ASSERT_NOT_NULL(test, info->pages);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(info->pages->sgl),
+			ctx->bo[0].dma_base);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 1);
+
+	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 1U);
+	/* The unmap returned only after the callback ran, lock-free. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.callbacks), 1);
+	KUNIT_EXPECT_TRUE(test, c.locks_free);
+	/* Unmapped and unpinned once the callback returned. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
+	/* A tombstone: the info is still there, without pages. */
+	KUNIT_EXPECT_NULL(test, info->pages);
+
+	/* A second removal finds nothing; the callback stays at one. */
+	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 0U);
+	amdgpu_peer_owner_fini(&ctx->owner);
+	ctx->owner_done = true;
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.callbacks), 1);
+}
+
+static void peer_put_args(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client c = {};
+	struct amd_p2p_info *null_info = NULL;
+
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&null_info), -EINVAL);
+
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &c), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&c.info), 0);
+	KUNIT_EXPECT_NULL(test, c.info);
+	amdgpu_peer_mgr_flush(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+}
+
+static void peer_put_before_callback(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client a = {}, b = {};
+
+	/* Put while live: no callback at a later unmap. */
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &a), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&a.info), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.callbacks), 0);
+
+	/* Put after the detach, before the flush: no callback either. */
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 1, &b), 0);
+	peer_test_lock(ctx);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(&ctx->owner,
+						     peer_test_first(1),
+						     peer_test_last(ctx, 1)),
+			1U);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&b.info), 0);
+	peer_test_unlock(ctx);
+	amdgpu_peer_owner_flush(&ctx->owner);
+	amdgpu_peer_mgr_flush(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b.callbacks), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[1].pinned), 0);
+}
+
+static void peer_put_inside_callback(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client c = { .put_in_cb = true };
+
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &c), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.callbacks), 1);
+	KUNIT_EXPECT_EQ(test, c.put_in_cb_ret, 0);
+	KUNIT_EXPECT_NULL(test, c.info);
+	/* Freed right after the callback: no tombstone is left. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
+}
+
+static void peer_put_after_callback(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client c = {};
+
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &c), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 1);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&c.info), 0);
+	KUNIT_EXPECT_NULL(test, c.info);
+	amdgpu_peer_mgr_flush(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+}
+
+static void peer_tombstone_freed_with_owner(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client c[3] = {};
+	int i;
+
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, peer_test_get(ctx, i, &c[i]), 0);
+	/* One freed by the application (tombstone, never put) ... */
+	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 1U);
+	/* ... the others by process exit. */
+	peer_test_owner_fini(ctx);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&c[i].callbacks), 1);
+		KUNIT_EXPECT_TRUE(test, c[i].locks_free);
+	}
+	amdgpu_peer_mgr_flush(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+}
+
+static void peer_shared_pin(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct amd_p2p_info *info[8], *other;
+	u64 seg = PEER_TEST_BO_SIZE / PEER_TEST_SEGS;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 0, i * PAGE_SIZE,
+							PAGE_SIZE, ctx->dev[0],
+							NULL, &info[i]), 0);
+	/* One pin and one mapping for eight registrations. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 1);
+	/* Each has its own view of its own range. */
+	for (i = 0; i < 8; i++) {
+		KUNIT_EXPECT_EQ(test, info[i]->pages->nents, 1U);
+		KUNIT_EXPECT_EQ(test, sg_dma_address(info[i]->pages->sgl),
+				ctx->bo[0].dma_base + i * PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, sg_dma_len(info[i]->pages->sgl),
+				PAGE_SIZE);
+	}
+
+	/* Another DMA device gets its own mapping. */
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 0, seg - PAGE_SIZE,
+						2 * PAGE_SIZE, ctx->dev[1],
+						NULL, &other), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins), 2);
+	/* A range across two segments has two entries. */
+	KUNIT_EXPECT_EQ(test, other->pages->nents, 2U);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(other->pages->sgl),
+			ctx->bo[0].dma_base + (1ULL << 40) + seg - PAGE_SIZE);
+
+	for (i = 0; i < 7; i++)
+		KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&info[i]), 0);
+	amdgpu_peer_mgr_flush(&ctx->mgr);
+	/* The shared pin stays while a sharer is left. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unpins), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&info[7]), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&other), 0);
+	amdgpu_peer_mgr_flush(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unpins), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
+}
+
+static void peer_shared_pin_dies_after_all_callbacks(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client c[3] = {};
+	int i;
+
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &c[i]), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins), 1);
+	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 3U);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&c[i].callbacks), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unpins), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
+}
+
+static void peer_pin_quota(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct amd_p2p_info *a, *b, *poison = ERR_PTR(-EBADF);
+
+	ctx->mgr.quota = PEER_TEST_BO_SIZE;
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 0, 0, PAGE_SIZE,
+						ctx->dev[0], NULL, &a), 0);
+	/* Sharing the pin costs nothing ... */
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 0, PAGE_SIZE, PAGE_SIZE,
+						ctx->dev[0], NULL, &b), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&b), 0);
+	/* ... a second object is over quota. */
+	b = poison;
+	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 1, 0, PAGE_SIZE,
+						ctx->dev[0], NULL, &b),
+			-ENOSPC);
+	KUNIT_EXPECT_PTR_EQ(test, b, poison);
+	/* It recovers once the pages are put and released. */
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&a), 0);
+	amdgpu_peer_mgr_flush(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, ctx->mgr.pinned, 0ULL);
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 1, 0, PAGE_SIZE,
+						ctx->dev[0], NULL, &b), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&b), 0);
+}
+
+static void peer_get_errors_leave_info(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct amd_p2p_info *info, *poison = ERR_PTR(-EBADF);
+
+	info = poison;
+	ctx->pin_error = -ENOMEM;
+	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 0, 0, PAGE_SIZE,
+						ctx->dev[0], NULL, &info),
+			-ENOMEM);
+	KUNIT_EXPECT_PTR_EQ(test, info, poison);
+	ctx->pin_error = -EREMOTEIO;
+	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 0, 0, PAGE_SIZE,
+						ctx->dev[0], NULL, &info),
+			-EREMOTEIO);
+	KUNIT_EXPECT_PTR_EQ(test, info, poison);
+	/* Past the end of the object. */
+	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 0, PAGE_SIZE,
+						PEER_TEST_BO_SIZE, ctx->dev[0],
+						NULL, &info),
+			-EFAULT);
+	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 0, 0, 0, ctx->dev[0],
+						NULL, &info),
+			-EFAULT);
+	KUNIT_EXPECT_PTR_EQ(test, info, poison);
+	/* Unmapped. */
+	peer_test_unmap(ctx, 2);
+	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 2, 0, PAGE_SIZE,
+						ctx->dev[0], NULL, &info),
+			-EFAULT);
+	/* The owner is going away. */
+	peer_test_owner_fini(ctx);
+	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 0, 0, PAGE_SIZE,
+						ctx->dev[0], NULL, &info),
+			-ESRCH);
+	KUNIT_EXPECT_PTR_EQ(test, info, poison);
+	amdgpu_peer_mgr_flush(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
+}
+
+/*
+ * A client that takes its own lock around get_pages and in its callback:
+ * lockdep learns client_lock -> proc_lock -> root from the get, and would
+ * report a cycle if the callback ran under proc_lock or root.
+ */
+static void peer_client_lock_no_deadlock(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client c = {};
+	struct mutex client_lock; /* the client's own lock */
+	int i;
+
+	mutex_init(&client_lock);
+	c.client_lock = &client_lock;
+	for (i = 0; i < 4; i++) {
+		mutex_lock(&client_lock);
+		KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &c), 0);
+		mutex_unlock(&client_lock);
+		KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 1U);
+		KUNIT_EXPECT_EQ(test, atomic_read(&c.callbacks), i + 1);
+		KUNIT_EXPECT_TRUE(test, c.locks_free);
+		KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&c.info), 0);
+		peer_test_remap(ctx, 0);
+	}
+	amdgpu_peer_mgr_flush(&ctx->mgr);
+	mutex_destroy(&client_lock);
+}
+
+/* put_pages from hard and soft interrupt context. */
+struct peer_test_irq_put {
+	struct hrtimer timer;
+	struct amd_p2p_info *info;
+	int ret;
+	bool hardirq;
+	bool softirq;
+	struct completion done;
+};
+
+static enum hrtimer_restart peer_test_irq_put_fn(struct hrtimer *t)
+{
+	struct peer_test_irq_put *p = container_of(t, struct peer_test_irq_put,
+						   timer);
+
+	p->hardirq = in_hardirq();
+	p->softirq = in_serving_softirq();
+	p->ret = amdgpu_peer_put(&p->info);
+	complete(&p->done);
+	return HRTIMER_NORESTART;
+}
+
+static void peer_put_from_irq(struct kunit *test)
+{
+	const enum hrtimer_mode *mode = test->param_value;
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_irq_put *p;
+	int i, n = 64;
+
+	p = kunit_kcalloc(test, n, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test,
+				peer_test_get_dev(ctx, i % PEER_TEST_NR_BOS,
+						  0, PAGE_SIZE,
+						  ctx->dev[i & 1], NULL,
+						  &p[i].info), 0);
+		init_completion(&p[i].done);
+		hrtimer_init(&p[i].timer, CLOCK_MONOTONIC, *mode);
+		p[i].timer.function = peer_test_irq_put_fn;
+	}
+	for (i = 0; i < n; i++)
+		hrtimer_start(&p[i].timer, ns_to_ktime(10000 + 1000 * i),
+			      *mode);
+	for (i = 0; i < n; i++) {
+		wait_for_completion(&p[i].done);
+		hrtimer_cancel(&p[i].timer);
+		KUNIT_EXPECT_EQ(test, p[i].ret, 0);
+		KUNIT_EXPECT_NULL(test, p[i].info);
+		if (*mode == HRTIMER_MODE_REL_HARD)
+			KUNIT_EXPECT_TRUE(test, p[i].hardirq);
+		else
+			KUNIT_EXPECT_TRUE(test, p[i].softirq);
+	}
+	/* The sleeping half ran on the workqueue. */
+	amdgpu_peer_mgr_flush(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins),
+			atomic_read(&ctx->mgr.stats.unpins));
+}
+
+static const enum hrtimer_mode peer_irq_modes[] = {
+	HRTIMER_MODE_REL_HARD,
+	HRTIMER_MODE_REL_SOFT,
+};
+
+static void peer_irq_mode_desc(const enum hrtimer_mode *m, char *desc)
+{
+	strscpy(desc, *m == HRTIMER_MODE_REL_HARD ? "hardirq" : "softirq",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(peer_irq, peer_irq_modes, peer_irq_mode_desc);
+
+/*
+ * Races. A putter kthread (putting from process context, or arming a hard
+ * IRQ timer that puts) races the main thread unmapping, for thousands of
+ * registrations. Each registration must see its callback at most once, and
+ * exactly once when the put came too late to stop it.
+ */
+#define PEER_RACE_ITERS 2000
+
+struct peer_test_race {
+	struct peer_test_ctx *ctx;
+	struct peer_test_client *c;
+	unsigned int iter;
+	struct completion go;
+	struct completion done;
+	bool stop;
+};
+
+static int peer_test_race_putter(void *data)
+{
+	struct peer_test_race *r = data;
+
+	for (;;) {
+		wait_for_completion(&r->go);
+		reinit_completion(&r->go);
+		if (READ_ONCE(r->stop))
+			break;
+		udelay(get_random_u32_below(20));
+		/* The client may have put from its callback already. */
+		amdgpu_peer_put(&r->c[r->iter].info);
+		complete(&r->done);
+	}
+	return 0;
+}
+
+static void peer_race_put_vs_unmap(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_race r = { .ctx = ctx };
+	struct task_struct *t;
+	unsigned int i, fired = 0;
+
+	r.c = kunit_kcalloc(test, PEER_RACE_ITERS, sizeof(*r.c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r.c);
+	init_completion(&r.go);
+	init_completion(&r.done);
+	t = kthread_run(peer_test_race_putter, &r, "peer_race_put");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+
+	for (i = 0; i < PEER_RACE_ITERS; i++) {
+		struct peer_test_client *c = &r.c[i];
+		int ret = peer_test_get(ctx, 0, c);
+
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		if (ret)
+			break;
+		r.iter = i;
+		complete(&r.go);
+		udelay(get_random_u32_below(20));
+		peer_test_unmap(ctx, 0);
+		wait_for_completion(&r.done);
+		reinit_completion(&r.done);
+		KUNIT_EXPECT_LE(test, atomic_read(&c->callbacks), 1);
+		fired += atomic_read(&c->callbacks);
+		KUNIT_EXPECT_NULL(test, c->info);
+		peer_test_remap(ctx, 0);
+	}
+	WRITE_ONCE(r.stop, true);
+	complete(&r.go);
+	kthread_stop(t);
+	amdgpu_peer_mgr_flush(&ctx->mgr);
+	kunit_info(test, "%u of %u registrations saw the callback\n", fired,
+		   PEER_RACE_ITERS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
+}
+
+/* Frees racing gets on the same range from several kthreads. */
+struct peer_test_getter {
+	struct peer_test_ctx *ctx;
+	struct peer_test_client *c;
+	unsigned int n;
+	atomic_t *ok;
+	struct completion done;
+};
+
+static int peer_test_getter_fn(void *data)
+{
+	struct peer_test_getter *g = data;
+	unsigned int i;
+
+	for (i = 0; i < g->n; i++) {
+		struct peer_test_client *c = &g->c[i];
+
+		if (peer_test_get(g->ctx, 0, c))
+			continue;
+		atomic_inc(g->ok);
+		udelay(get_random_u32_below(10));
+		amdgpu_peer_put(&c->info);
+	}
+	complete(&g->done);
+	return 0;
+}
+
+static void peer_race_get_vs_free(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_getter g[2];
+	unsigned int i, frees = 0, cbs = 0;
+	atomic_t ok = ATOMIC_INIT(0);
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		g[k].ctx = ctx;
+		g[k].n = PEER_RACE_ITERS;
+		g[k].ok = &ok;
+		g[k].c = kunit_kcalloc(test, g[k].n, sizeof(*g[k].c),
+				       GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, g[k].c);
+		init_completion(&g[k].done);
+		KUNIT_ASSERT_FALSE(test,
+				   IS_ERR(kthread_run(peer_test_getter_fn,
+						      &g[k], "peer_race_get%d",
+						      k)));
+	}
+	while (!completion_done(&g[0].done) || !completion_done(&g[1].done)) {
+		peer_test_unmap(ctx, 0);
+		frees++;
+		udelay(get_random_u32_below(10));
+		peer_test_remap(ctx, 0);
+		cond_resched();
+	}
+	wait_for_completion(&g[0].done);
+	wait_for_completion(&g[1].done);
+	amdgpu_peer_mgr_flush(&ctx->mgr);
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < g[k].n; i++) {
+			KUNIT_EXPECT_LE(test, atomic_read(&g[k].c[i].callbacks),
+					1);
+			KUNIT_EXPECT_NULL(test, g[k].c[i].info);
+			cbs += atomic_read(&g[k].c[i].callbacks);
+		}
+	}
+	kunit_info(test, "%d gets, %u frees, %u callbacks\n", atomic_read(&ok),
+		   frees, cbs);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
+}
+
+/*
+ * A free racing a callback that another thread (the backstop worker)
+ * started: the freeing thread must still not return before it finished.
+ */
+struct peer_test_slow {
+	struct peer_test_client c;
+	struct completion entered;
+	struct completion release;
+	bool finished;
+};
+
+static void peer_test_slow_cb(void *priv)
+{
+	struct peer_test_slow *s = priv;
+
+	complete(&s->entered);
+	wait_for_completion(&s->release);
+	msleep(20);
+	WRITE_ONCE(s->finished, true);
+}
+
+static int peer_test_release_fn(void *data)
+{
+	struct peer_test_slow *s = data;
+
+	msleep(50);
+	complete(&s->release);
+	return 0;
+}
+
+static void peer_flush_waits_for_running_callback(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_slow *s;
+	struct amdgpu_peer_reg_args args = {
+		.first = peer_test_first(0),
+		.last = peer_test_last(ctx, 0),
+		.obj = &ctx->bo[0],
+		.obj_size = PEER_TEST_BO_SIZE,
+		.length = PAGE_SIZE,
+		.pid = task_pid(current),
+		.dma_dev = ctx->dev[0],
+		.free_cb = peer_test_slow_cb,
+	};
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	init_completion(&s->entered);
+	init_completion(&s->release);
+	args.client_priv = s;
+
+	peer_test_lock(ctx);
+	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(&ctx->owner, &args,
+						   &s->c.info), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(&ctx->owner, 0, U64_MAX),
+			1U);
+	peer_test_unlock(ctx);
+	/* The backstop worker picks the callback up ... */
+	wait_for_completion(&s->entered);
+	KUNIT_ASSERT_FALSE(test,
+			   IS_ERR(kthread_run(peer_test_release_fn, s,
+					      "peer_release")));
+	/* ... and the explicit flush still waits for it. */
+	amdgpu_peer_owner_flush(&ctx->owner);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(s->finished));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&s->c.info), 0);
+}
+
+/*
+ * The hfi1 scenario (ROCm/ROCK-Kernel-Driver#169). A NIC driver caches
+ * VA -> DMA addresses per process. Its callback waits for the DMA still in
+ * flight, then drops the cache entry. The application frees buffer A at
+ * address X and allocates B at X; the next send from X must use B's pages.
+ */
+struct peer_test_nic_entry {
+	struct peer_test_nic *nic;
+	u64 va;
+	u64 len;
+	struct amd_p2p_info *info;
+	dma_addr_t dma;
+	bool valid;
+	struct completion io_done;
+	bool io_in_flight;
+	bool waited_for_io;
+};
+
+struct peer_test_nic {
+	spinlock_t lock;			/* guards entry.valid */
+	struct peer_test_nic_entry entry;	/* a one-entry cache */
+	bool use_callback;
+	struct hrtimer io_timer;
+};
+
+static void peer_test_nic_cb(void *priv)
+{
+	struct peer_test_nic_entry *e = priv;
+	struct peer_test_nic *nic = e->nic;
+
+	if (!nic->use_callback)
+		return;
+	/* Wait for the in-flight send before letting amdgpu unmap. */
+	if (e->io_in_flight) {
+		wait_for_completion(&e->io_done);
+		e->waited_for_io = true;
+	}
+	spin_lock(&nic->lock);
+	e->valid = false;
+	spin_unlock(&nic->lock);
+	/* The tombstone is put from the callback, as hfi1 may. */
+	amdgpu_peer_put(&e->info);
+}
+
+static enum hrtimer_restart peer_test_nic_io_fn(struct hrtimer *t)
+{
+	struct peer_test_nic *nic = container_of(t, struct peer_test_nic,
+						 io_timer);
+
+	complete(&nic->entry.io_done);
+	return HRTIMER_NORESTART;
+}
+
+/* Returns the DMA address the NIC would send from for @va. */
+static dma_addr_t peer_test_nic_send(struct kunit *test,
+				     struct peer_test_ctx *ctx,
+				     struct peer_test_nic *nic,
+				     unsigned int bo, u64 va, bool *hit)
+{
+	struct peer_test_nic_entry *e = &nic->entry;
+	bool cached;
+
+	spin_lock(&nic->lock);
+	cached = e->valid && e->va == va;
+	spin_unlock(&nic->lock);
+	*hit = cached;
+	if (!cached) {
+		KUNIT_ASSERT_EQ(test, peer_test_get_cb(ctx, bo, 0, PAGE_SIZE,
+						       ctx->dev[0],
+						       peer_test_nic_cb, e,
+						       &e->info), 0);
+		e->va = va;
+		e->dma = sg_dma_address(e->info->pages->sgl);
+		e->valid = true;
+	}
+	/* Start a send that completes 20 ms later, in hard IRQ. */
+	reinit_completion(&e->io_done);
+	e->io_in_flight = true;
+	hrtimer_start(&nic->io_timer, ms_to_ktime(20), HRTIMER_MODE_REL_HARD);
+	return e->dma;
+}
+
+struct peer_test_hfi1_result {
+	bool second_hit;
+	dma_addr_t first_dma;
+	dma_addr_t second_dma;
+	bool waited_for_io;
+};
+
+/*
+ * "Address X" is GPU page 0 of the fake VM: A is BO 0 mapped there, and B
+ * is BO 1 mapped at the same place after A is gone (modelled by keying
+ * both to the same page range).
+ */
+static void peer_test_hfi1_run(struct kunit *test, bool use_callback,
+			       struct peer_test_hfi1_result *res)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_nic *nic;
+	const u64 x = 0;
+	bool hit;
+
+	nic = kunit_kzalloc(test, sizeof(*nic), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, nic);
+	spin_lock_init(&nic->lock);
+	nic->use_callback = use_callback;
+	nic->entry.nic = nic;
+	init_completion(&nic->entry.io_done);
+	hrtimer_init(&nic->io_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	nic->io_timer.function = peer_test_nic_io_fn;
+
+	/* A at X; send (miss, get, cache). */
+	res->first_dma = peer_test_nic_send(test, ctx, nic, 0, x, &hit);
+	KUNIT_EXPECT_FALSE(test, hit);
+
+	/* Free A while the send is in flight. */
+	peer_test_unmap(ctx, 0);
+	res->waited_for_io = nic->entry.waited_for_io;
+	hrtimer_cancel(&nic->io_timer);
+
+	/* B at X (BO 1's key range stands for the same VA). */
+	ctx->bo[1].size = ctx->bo[0].size;
+	res->second_dma = peer_test_nic_send(test, ctx, nic, 1, x,
+					     &res->second_hit);
+	wait_for_completion(&nic->entry.io_done);
+	hrtimer_cancel(&nic->io_timer);
+	if (nic->entry.info)
+		amdgpu_peer_put(&nic->entry.info);
+	amdgpu_peer_mgr_flush(&ctx->mgr);
+}
+
+static void peer_hfi1_realloc_same_va(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_hfi1_result res = {};
+
+	peer_test_hfi1_run(test, true, &res);
+	/* The callback waited for the in-flight send, then dropped A. */
+	KUNIT_EXPECT_TRUE(test, res.waited_for_io);
+	KUNIT_EXPECT_FALSE(test, res.second_hit);
+	KUNIT_EXPECT_EQ(test, res.first_dma, ctx->bo[0].dma_base);
+	KUNIT_EXPECT_EQ(test, res.second_dma, ctx->bo[1].dma_base);
+}
+
+/*
+ * The same with a client whose callback does nothing (what amdgpu gave
+ * hfi1 before: a callback that never fires): the NIC hits the stale entry
+ * and sends A's pages for B. This is the bug; assert it explicitly.
+ */
+static void peer_hfi1_without_callback_sends_stale(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_hfi1_result res = {};
+
+	peer_test_hfi1_run(test, false, &res);
+	KUNIT_EXPECT_FALSE(test, res.waited_for_io);
+	KUNIT_EXPECT_TRUE(test, res.second_hit);
+	KUNIT_EXPECT_EQ(test, res.second_dma, ctx->bo[0].dma_base);
+	KUNIT_EXPECT_NE(test, res.second_dma, ctx->bo[1].dma_base);
+}
+
+/*
+ * Benchmarks, printed rather than asserted on time: pins and mappings for
+ * N gets of one object, and the invalidation work for an object with k
+ * registrations among N.
+ */
+static void peer_bench_shared_pins(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	const unsigned int n = 1024;
+	struct amd_p2p_info **info;
+	unsigned int i;
+
+	info = kunit_kcalloc(test, n, sizeof(*info), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test,
+				peer_test_get_dev(ctx, 0,
+						  (i % 16) * PAGE_SIZE,
+						  PAGE_SIZE, ctx->dev[0],
+						  NULL, &info[i]), 0);
+	kunit_info(test, "bench: %u gets of one BO: %d pins+mappings (goal 1)\n",
+		   n, atomic_read(&ctx->mgr.stats.pins));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins), 1);
+	for (i = 0; i < n; i++)
+		amdgpu_peer_put(&info[i]);
+	amdgpu_peer_mgr_flush(&ctx->mgr);
+}
+
+static void peer_bench_invalidate_k_of_n(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	const unsigned int n = 4096, k = 8;
+	struct amdgpu_peer_reg_args args = {
+		.obj = &ctx->bo[0],
+		.obj_size = PEER_TEST_BO_SIZE,
+		.length = PAGE_SIZE,
+		.pid = task_pid(current),
+		.dma_dev = ctx->dev[0],
+	};
+	struct amd_p2p_info *info;
+	unsigned int i, detached;
+	int visited;
+
+	/* n registrations on n distinct mappings, k of them on mapping 7. */
+	peer_test_lock(ctx);
+	for (i = 0; i < n; i++) {
+		u64 m = i < k ? 7 : 100 + i;
+
+		args.first = m * 16;
+		args.last = m * 16 + 15;
+		KUNIT_ASSERT_EQ(test, amdgpu_peer_register(&ctx->owner, &args,
+							   &info), 0);
+	}
+	peer_test_unlock(ctx);
+
+	visited = atomic_read(&ctx->mgr.stats.visited);
+	peer_test_lock(ctx);
+	detached = amdgpu_peer_invalidate(&ctx->owner, 7 * 16, 7 * 16 + 15);
+	peer_test_unlock(ctx);
+	amdgpu_peer_owner_flush(&ctx->owner);
+	visited = atomic_read(&ctx->mgr.stats.visited) - visited;
+	kunit_info(test,
+		   "bench: invalidate %u of %u registrations: %u detached, %d tree queries (goal k+1=%u)\n",
+		   k, n, detached, visited, k + 1);
+	KUNIT_EXPECT_EQ(test, detached, k);
+	KUNIT_EXPECT_EQ(test, visited, (int)k + 1);
+	/* The rest go at "process exit". */
+	peer_test_owner_fini(ctx);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.invalidated), (int)n);
+}
+
+static struct kunit_case peer_reg_cases[] = {
+	KUNIT_CASE(peer_callback_fires_once_on_unmap),
+	KUNIT_CASE(peer_put_args),
+	KUNIT_CASE(peer_put_before_callback),
+	KUNIT_CASE(peer_put_inside_callback),
+	KUNIT_CASE(peer_put_after_callback),
+	KUNIT_CASE(peer_tombstone_freed_with_owner),
+	KUNIT_CASE(peer_shared_pin),
+	KUNIT_CASE(peer_shared_pin_dies_after_all_callbacks),
+	KUNIT_CASE(peer_pin_quota),
+	KUNIT_CASE(peer_get_errors_leave_info),
+	KUNIT_CASE(peer_client_lock_no_deadlock),
+	KUNIT_CASE_PARAM(peer_put_from_irq, peer_irq_gen_params),
+	KUNIT_CASE(peer_flush_waits_for_running_callback),
+	KUNIT_CASE(peer_hfi1_realloc_same_va),
+	KUNIT_CASE(peer_hfi1_without_callback_sends_stale),
+	KUNIT_CASE_SLOW(peer_race_put_vs_unmap),
+	KUNIT_CASE_SLOW(peer_race_get_vs_free),
+	KUNIT_CASE(peer_bench_shared_pins),
+	KUNIT_CASE(peer_bench_invalidate_k_of_n),
+	{}
+};
+
+static struct kunit_suite peer_reg_suite = {
+	.name = "amdgpu_peer_reg",
+	.init = peer_test_init,
+	.exit = peer_test_exit,
+	.test_cases = peer_reg_cases,
+};
+
+kunit_test_suite(peer_reg_suite);
