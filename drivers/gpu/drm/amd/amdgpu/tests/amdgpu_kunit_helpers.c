@@ -30,14 +30,24 @@
 struct amdgpu_device *amdgpu_kunit_helper_alloc_device(struct kunit *test)
 {
 	struct amdgpu_device *adev;
+	struct drm_device *drm;
 	struct device *dev;
 
 	dev = drm_kunit_helper_alloc_device(test);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
 
-	adev = drm_kunit_helper_alloc_drm_device(test, dev, struct amdgpu_device,
-						 ddev, DRIVER_RENDER);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, adev);
+	/*
+	 * Not drm_kunit_helper_alloc_drm_device(): in 6.12 that macro casts
+	 * the returned &drm_device to the container type, which is only right
+	 * when the drm_device is the container's first member, and
+	 * &amdgpu_device.ddev is not.
+	 */
+	drm = __drm_kunit_helper_alloc_drm_device(test, dev,
+						  sizeof(struct amdgpu_device),
+						  offsetof(struct amdgpu_device, ddev),
+						  DRIVER_RENDER);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, drm);
+	adev = drm_to_adev(drm);
 	adev->dev = dev;
 
 	return adev;
