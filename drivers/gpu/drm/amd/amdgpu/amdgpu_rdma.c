@@ -82,6 +82,12 @@ static int amdgpu_rdma_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 				     AMDGPU_GEM_DOMAIN_GTT);
 	if (r)
 		return r;
+	/* Pinning may have moved the BO: the peer must see the copy done. */
+	if (dma_resv_wait_timeout(bo->tbo.base.resv, DMA_RESV_USAGE_KERNEL,
+				  false, MAX_SCHEDULE_TIMEOUT) <= 0) {
+		r = -EIO;
+		goto err_unpin;
+	}
 
 	switch (bo->tbo.resource->mem_type) {
 	case TTM_PL_TT:
@@ -101,6 +107,11 @@ static int amdgpu_rdma_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 		}
 		break;
 	case TTM_PL_VRAM:
+		/* Pinned earlier by someone else outside the BAR? */
+		if (!amdgpu_res_cpu_visible(adev, bo->tbo.resource)) {
+			r = -EREMOTEIO;
+			goto err_unpin;
+		}
 		r = amdgpu_vram_mgr_alloc_sgt(adev, bo->tbo.resource, 0,
 					      amdgpu_bo_size(bo), dma_dev,
 					      DMA_BIDIRECTIONAL, &sgt);

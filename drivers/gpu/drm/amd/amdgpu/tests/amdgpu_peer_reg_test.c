@@ -57,7 +57,7 @@ struct peer_test_client {
 	struct peer_test_ctx *ctx;
 	struct amd_p2p_info *info;
 	atomic_t callbacks;
-	/* callback: the locks of the path must be free */
+	/* callback: this thread holds none of the path's locks */
 	bool locks_free;
 	/* callback: put from inside */
 	bool put_in_cb;
@@ -196,8 +196,14 @@ static void peer_test_cb(void *priv)
 	struct peer_test_ctx *ctx = c->ctx;
 
 	might_sleep();
-	c->locks_free = !mutex_is_locked(&ctx->proc_lock) &&
-			!ww_mutex_is_locked(&ctx->root);
+	/*
+	 * Not under the path's locks. The backstop worker may run this
+	 * while the freeing thread still holds them, so ask lockdep about
+	 * this thread rather than whether the locks are taken at all.
+	 */
+	c->locks_free = !IS_ENABLED(CONFIG_LOCKDEP) ||
+			(!lockdep_is_held(&ctx->proc_lock) &&
+			 !lockdep_is_held(&ctx->root.base));
 	if (c->client_lock)
 		mutex_lock(c->client_lock);
 	atomic_inc(&c->callbacks);
