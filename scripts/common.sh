@@ -19,5 +19,14 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # Commit directories of the series, in order.
 series_dirs() { grep -v '^[[:space:]]*\(#\|$\)' "$TOP/series/series"; }
 
+# The kbuild target of a C file's object. amdkfd's files are built as part
+# of amdgpu, from amdgpu's Makefile, so their objects are named from there.
+objpath() {
+	case $1 in
+	drivers/gpu/drm/amd/amdkfd/*) echo "drivers/gpu/drm/amd/amdgpu/../amdkfd/$(basename "${1%.c}").o" ;;
+	*) echo "${1%.c}.o" ;;
+	esac
+}
+
 # Run a command holding the machine-wide build lock.
 locked() { flock "$LOCK" "$@"; }

@@ -23,13 +23,13 @@ for d in $(series_dirs); do
 	mapfile -t changed < <(git diff --name-only "s/$d^" "s/$d")
 	objs=()
 	for f in "${changed[@]}"; do
-		case $f in drivers/*.c) objs+=("${f%.c}.o") ;; esac
+		case $f in drivers/*.c) objs+=("$(objpath "$f")") ;; esac
 	done
 	for f in "${changed[@]}"; do
 		case $f in *.h) ;; *) continue ;; esac
 		h=$(basename "$f")
 		for c in "${allc[@]}"; do
-			[ -f "$c" ] && grep -q "#include [<\"].*\b$h[>\"]" "$c" && objs+=("${c%.c}.o")
+			[ -f "$c" ] && grep -q "#include [<\"].*\b$h[>\"]" "$c" && objs+=("$(objpath "$c")")
 		done
 	done
 	mapfile -t objs < <(printf '%s\n' "${objs[@]}" | sort -u | grep .)
