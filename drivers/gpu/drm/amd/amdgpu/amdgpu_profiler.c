@@ -96,8 +96,7 @@ static int amdgpu_profiler_spm(struct amdgpu_device *adev,
 	if (ret)
 		return ret;
 
-	/* No SPM backend yet. */
-	return -EOPNOTSUPP;
+	return amdgpu_spm_ioctl(adev, filp, &args->data.spm);
 }
 
 static const amdgpu_profiler_op_t amdgpu_profiler_ops[] = {
