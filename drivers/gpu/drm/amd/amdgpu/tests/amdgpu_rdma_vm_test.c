@@ -6,6 +6,8 @@
  * amdgpu_vm_bo_clear_mappings() and amdgpu_vm_bo_replace_map() on a fake
  * VM must detach the peer registrations found through the mappings they
  * remove, and amdgpu_rdma_vm_flush() must then fire their callbacks.
+ * amdgpu_vm_bo_del() (GEM handle close, KFD free) runs with the VM root's
+ * real reservation held.
  */
 
 #include <kunit/device.h>
@@ -77,6 +79,7 @@ static int vm_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, ctx->vm);
 	ctx->vm->va = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&ctx->vm->freed);
+	spin_lock_init(&ctx->vm->status_lock);
 	ctx->bo_va = kunit_kzalloc(test, sizeof(*ctx->bo_va), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->bo_va);
 	ctx->bo_va->base.vm = ctx->vm;
@@ -219,10 +222,56 @@ static void vm_replace_fires(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks[1]), 0);
 }
 
+/* GEM handle close and KFD free: amdgpu_vm_bo_del() under the root lock. */
+static void vm_bo_del_fires(struct kunit *test)
+{
+	struct vm_test_ctx *ctx = test->priv;
+	struct amdgpu_bo_va *bo_va;
+	struct amdgpu_bo *root;
+	struct amd_p2p_info *a, *b;
+
+	root = kunit_kzalloc(test, sizeof(*root), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, root);
+	root->tbo.base.resv = &root->tbo.base._resv;
+	dma_resv_init(root->tbo.base.resv);
+	ctx->vm->root.bo = root;
+
+	/* amdgpu_vm_bo_del() frees it. */
+	bo_va = kzalloc(sizeof(*bo_va), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bo_va);
+	bo_va->base.vm = ctx->vm;
+	INIT_LIST_HEAD(&bo_va->base.vm_status);
+	INIT_LIST_HEAD(&bo_va->valids);
+	INIT_LIST_HEAD(&bo_va->invalids);
+	KUNIT_ASSERT_EQ(test, amdgpu_vm_bo_map(ctx->adev, bo_va, VM_TEST_MB(64),
+					       0, VM_TEST_MB(4), 0), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_vm_bo_map(ctx->adev, bo_va, VM_TEST_MB(96),
+					       0, VM_TEST_MB(4), 0), 0);
+	vm_test_map(test, VM_TEST_MB(128), VM_TEST_MB(4));
+	vm_test_get(test, VM_TEST_MB(97), VM_TEST_MB(1), &ctx->callbacks[0],
+		    &a);
+	vm_test_get(test, VM_TEST_MB(128), VM_TEST_MB(1), &ctx->callbacks[1],
+		    &b);
+
+	dma_resv_lock(root->tbo.base.resv, NULL);
+	amdgpu_vm_bo_del(ctx->adev, bo_va);
+	dma_resv_unlock(root->tbo.base.resv);
+	amdgpu_rdma_vm_flush(ctx->vm);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks[0]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks[1]), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&a), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&b), 0);
+	amdgpu_peer_mgr_flush(&ctx->mgr);
+	ctx->vm->root.bo = NULL;
+	dma_resv_fini(root->tbo.base.resv);
+}
+
 static struct kunit_case vm_cases[] = {
 	KUNIT_CASE(vm_unmap_fires),
 	KUNIT_CASE(vm_clear_fires),
 	KUNIT_CASE(vm_replace_fires),
+	KUNIT_CASE(vm_bo_del_fires),
 	{}
 };
 
