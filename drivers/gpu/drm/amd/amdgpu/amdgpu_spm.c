@@ -57,6 +57,7 @@
 #include <linux/capability.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
+#include <linux/mmu_notifier.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/pm_runtime.h>
@@ -116,6 +117,10 @@ MODULE_PARM_DESC(spm_backstop_ms,
  * @npages: number of entries of @pages, charged to @mm's pinned_vm.
  * @charged: @npages were charged to RLIMIT_MEMLOCK.
  * @lru: last use, to pick the cache entry to drop.
+ * @notifier: tells when @addr no longer maps @pages (munmap, remap), so
+ *	that a cached pin is not reused for a different mapping.
+ * @seq: @notifier sequence when @pages were pinned.
+ * @notified: @notifier is registered.
  */
 struct amdgpu_spm_pin {
 	unsigned long addr;
@@ -125,6 +130,11 @@ struct amdgpu_spm_pin {
 	unsigned long npages;
 	bool charged;
 	u64 lru;
+#if IS_ENABLED(CONFIG_MMU_NOTIFIER)
+	struct mmu_interval_notifier notifier;
+	unsigned long seq;
+#endif
+	bool notified;
 };
 
 /**
@@ -622,8 +632,67 @@ void amdgpu_spm_irq(struct amdgpu_device *adev, u32 xcc)
 
 /* ---- pin cache ---- */
 
+#if IS_ENABLED(CONFIG_MMU_NOTIFIER)
+/*
+ * Called by the core mm when the range of a cached pin changes; takes no
+ * lock of the manager, it only marks the pin stale for spm_pin_lookup().
+ */
+static bool spm_pin_invalidate(struct mmu_interval_notifier *mni,
+			       const struct mmu_notifier_range *range,
+			       unsigned long cur_seq)
+{
+	mmu_interval_set_seq(mni, cur_seq);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops spm_pin_notifier_ops = {
+	.invalidate = spm_pin_invalidate,
+};
+
+static int spm_pin_watch(struct amdgpu_spm_pin *p)
+{
+	int r;
+
+	r = mmu_interval_notifier_insert(&p->notifier, p->mm, p->addr, p->size,
+					 &spm_pin_notifier_ops);
+	if (r)
+		return r;
+	p->notified = true;
+	p->seq = mmu_interval_read_begin(&p->notifier);
+	return 0;
+}
+
+static bool spm_pin_stale(struct amdgpu_spm_pin *p)
+{
+	return p->notified && mmu_interval_read_retry(&p->notifier, p->seq);
+}
+
+static void spm_pin_unwatch(struct amdgpu_spm_pin *p)
+{
+	if (p->notified)
+		mmu_interval_notifier_remove(&p->notifier);
+	p->notified = false;
+}
+#else
+/* Without notifiers a pin cannot be trusted once its buffer was retired */
+static int spm_pin_watch(struct amdgpu_spm_pin *p)
+{
+	return 0;
+}
+
+static bool spm_pin_stale(struct amdgpu_spm_pin *p)
+{
+	return !!p->pages;
+}
+
+static void spm_pin_unwatch(struct amdgpu_spm_pin *p)
+{
+}
+#endif
+
 static void spm_pin_drop(struct amdgpu_spm_pin *p)
 {
+	spm_pin_unwatch(p);
 	if (p->pages) {
 		unpin_user_pages_dirty_lock(p->pages, p->npages, true);
 		kvfree(p->pages);
@@ -732,11 +801,19 @@ static int spm_pin_lookup(struct amdgpu_spm_session *s, unsigned long addr,
 	for (i = 0; i < AMDGPU_SPM_PIN_CACHE; i++) {
 		struct amdgpu_spm_pin *p = &s->pins[i];
 
-		if (p->mm == current->mm && p->addr == addr && p->size == size) {
-			p->lru = ++s->lru;
-			*out = p;
-			return 0;
+		if (p->mm != current->mm || p->addr != addr || p->size != size)
+			continue;
+		/*
+		 * Reuse the pin unless the range was unmapped or remapped
+		 * since; the buffer being filled is never dropped here.
+		 */
+		if (p != s->cur && spm_pin_stale(p)) {
+			spm_pin_drop(p);
+			break;
 		}
+		p->lru = ++s->lru;
+		*out = p;
+		return 0;
 	}
 
 	r = spm_pin(&tmp, addr, size);
@@ -756,6 +833,13 @@ static int spm_pin_lookup(struct amdgpu_spm_session *s, unsigned long addr,
 		spm_pin_drop(victim);
 	*victim = tmp;
 	victim->lru = ++s->lru;
+	if (victim->pages) {
+		r = spm_pin_watch(victim);
+		if (r) {
+			spm_pin_drop(victim);
+			return r;
+		}
+	}
 	*out = victim;
 	return 0;
 }

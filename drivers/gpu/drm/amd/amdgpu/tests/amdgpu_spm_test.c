@@ -863,6 +863,30 @@ static void spm_pin_respects_memlock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&current->mm->pinned_vm), pinned);
 }
 
+/* A cached pin is not reused once its range was unmapped and mapped again */
+static void spm_pin_cache_follows_remap(struct kunit *test)
+{
+	struct spm_ctx *ctx = spm_setup(test, 1);
+	unsigned long buf = spm_user_buf(test, SZ_8K, MAP_PRIVATE | MAP_ANONYMOUS);
+	struct drm_amdgpu_spm_args out;
+
+	KUNIT_ASSERT_EQ(test, spm_op(ctx, ctx->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_set_buf(ctx, ctx->a, buf, SZ_8K, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, spm_set_buf(ctx, ctx->a, 0, 0, 0, NULL), 0);
+
+	/* Same address and size, different memory */
+	KUNIT_ASSERT_EQ(test, vm_munmap(buf, SZ_8K), 0);
+	KUNIT_ASSERT_EQ(test, vm_mmap(NULL, buf, SZ_8K, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, 0), buf);
+	KUNIT_ASSERT_EQ(test, spm_set_buf(ctx, ctx->a, buf, SZ_8K, 0, NULL), 0);
+	KUNIT_ASSERT_TRUE(test, fake_emit(0, 256));
+	KUNIT_ASSERT_EQ(test, spm_set_buf(ctx, ctx->a, 0, 0, 0, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.bytes_copied, 256);
+	/* The data is in the new mapping, not in the pages of the old one */
+	spm_expect_stream(test, buf, 0, 0, 0, 256);
+	KUNIT_EXPECT_EQ(test, spm_op(ctx, ctx->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
 /* ---- 5. timeout ---- */
 
 static void spm_timeout_expires_with_partial_data(struct kunit *test)
@@ -1439,6 +1463,7 @@ static bool fake_emit_fill(u32 xcc, u32 len)
 	memset(x->cpu + AMDGPU_SPM_RING_HDR_SIZE, 0x5a, len - n);
 	w = (w + len) % data;
 	x->wptr = w;
+	/* Data before the write pointer */
 	wmb();
 	WRITE_ONCE(*(u32 *)x->cpu, w);
 	spin_unlock(&fake->lock);
@@ -1548,6 +1573,7 @@ static struct kunit_case amdgpu_spm_cases[] = {
 	KUNIT_CASE_PARAM(spm_data_flows_without_ioctl, buf_kind_gen_params),
 	KUNIT_CASE(spm_backstop_drains_without_irq),
 	KUNIT_CASE(spm_pin_respects_memlock),
+	KUNIT_CASE(spm_pin_cache_follows_remap),
 	KUNIT_CASE(spm_timeout_expires_with_partial_data),
 	KUNIT_CASE(spm_timeout_returns_time_left),
 	KUNIT_CASE(spm_timeout_zero_swaps_at_once),
