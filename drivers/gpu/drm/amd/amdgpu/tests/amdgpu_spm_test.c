@@ -1489,6 +1489,8 @@ static void spm_bench_drain_vs_memcpy(struct kunit *test)
 	/* Pin both buffers once: a profiler rotates the same buffers */
 	KUNIT_ASSERT_EQ(test, spm_set_buf(ctx, ctx->a, buf[1], fill + HDR, 0, NULL), 0);
 	KUNIT_ASSERT_EQ(test, spm_set_buf(ctx, ctx->a, buf[0], fill + HDR, 0, NULL), 0);
+	/* Warm the baseline's destination as the drain's is, by pinning */
+	memcpy(dst, fake->x[0].cpu + AMDGPU_SPM_RING_HDR_SIZE, fill);
 
 	for (i = 0; i < rounds; i++) {
 		struct drm_amdgpu_spm_args out;
