@@ -17,6 +17,7 @@
 #include <linux/cred.h>
 #include <linux/delay.h>
 #include <linux/file.h>
+#include <linux/hugetlb.h>
 #include <linux/kthread.h>
 #include <linux/mman.h>
 #include <linux/random.h>
@@ -737,18 +738,38 @@ static unsigned long spm_pfnmap_buf(struct kunit *test, u32 size)
 	return addr;
 }
 
+static bool spm_is_hugetlb(unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	bool huge;
+
+	mmap_read_lock(current->mm);
+	vma = vma_lookup(current->mm, addr);
+	huge = vma && is_vm_hugetlb_page(vma);
+	mmap_read_unlock(current->mm);
+	return huge;
+}
+
 static unsigned long spm_buf_of_kind(struct kunit *test, enum buf_kind k, u32 size)
 {
+	struct file *file;
 	unsigned long addr;
 
 	switch (k) {
 	case BUF_SHMEM:
 		return spm_user_buf(test, size, MAP_SHARED | MAP_ANONYMOUS);
 	case BUF_HUGETLB:
-		addr = kunit_vm_mmap(test, NULL, 0, SZ_2M, PROT_READ | PROT_WRITE,
-				     MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, 0);
+		/* vm_mmap() ignores MAP_HUGETLB: map a hugetlbfs file as mmap() does */
+		file = hugetlb_file_setup(HUGETLB_ANON_FILE, SZ_2M, 0,
+					  HUGETLB_ANONHUGE_INODE, 21);
+		if (IS_ERR(file))
+			kunit_skip(test, "no hugetlbfs: %ld", PTR_ERR(file));
+		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fput_action, file), 0);
+		addr = kunit_vm_mmap(test, file, 0, SZ_2M, PROT_READ | PROT_WRITE,
+				     MAP_SHARED, 0);
 		if (!addr || IS_ERR_VALUE(addr))
 			kunit_skip(test, "no huge pages reserved (boot with hugepages=N)");
+		KUNIT_ASSERT_TRUE(test, spm_is_hugetlb(addr));
 		return addr;
 	case BUF_PFNMAP:
 		return spm_pfnmap_buf(test, size);
