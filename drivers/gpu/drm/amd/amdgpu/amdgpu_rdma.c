@@ -44,6 +44,7 @@
 #include <drm/ttm/ttm_tt.h>
 #include <drm/amd_rdma.h>
 #include <kunit/static_stub.h>
+#include <kunit/visibility.h>
 
 #include "amdgpu.h"
 #include "amdgpu_amdkfd.h"
@@ -59,16 +60,21 @@ MODULE_PARM_DESC(rdma_pin_limit_mb,
 static struct amdgpu_peer_mgr amdgpu_rdma_mgr;
 static bool amdgpu_rdma_ready;
 
-static int amdgpu_rdma_pin(struct amdgpu_peer_mgr *mgr, void *obj,
-			   struct device *dma_dev, struct sg_table **out)
+VISIBLE_IF_KUNIT int amdgpu_rdma_pin(struct amdgpu_peer_mgr *mgr, void *obj,
+				     struct device *dma_dev,
+				     struct sg_table **out)
 {
 	struct amdgpu_bo *bo = obj;
-	struct amdgpu_device *adev = amdgpu_ttm_adev(bo->tbo.bdev);
-	struct device *gpu = adev_to_drm(adev)->dev;
+	struct amdgpu_device *adev;
+	struct device *gpu;
 	struct sg_table *sgt;
 	bool vram;
 	int r;
 
+	KUNIT_STATIC_STUB_REDIRECT(amdgpu_rdma_pin, mgr, obj, dma_dev, out);
+
+	adev = amdgpu_ttm_adev(bo->tbo.bdev);
+	gpu = adev_to_drm(adev)->dev;
 	dma_resv_assert_held(bo->tbo.base.resv);
 	vram = bo->preferred_domains & AMDGPU_GEM_DOMAIN_VRAM;
 	if (vram) {
@@ -137,12 +143,16 @@ err_unpin:
 	return r;
 }
 
-static void amdgpu_rdma_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
-			      struct device *dma_dev, struct sg_table *sgt)
+VISIBLE_IF_KUNIT void amdgpu_rdma_unpin(struct amdgpu_peer_mgr *mgr,
+					void *obj, struct device *dma_dev,
+					struct sg_table *sgt)
 {
 	struct amdgpu_bo *bo = obj;
-	struct amdgpu_device *adev = amdgpu_ttm_adev(bo->tbo.bdev);
+	struct amdgpu_device *adev;
 
+	KUNIT_STATIC_STUB_REDIRECT(amdgpu_rdma_unpin, mgr, obj, dma_dev, sgt);
+
+	adev = amdgpu_ttm_adev(bo->tbo.bdev);
 	if (sg_page(sgt->sgl)) {
 		dma_unmap_sgtable(dma_dev, sgt, DMA_BIDIRECTIONAL, 0);
 		sg_free_table(sgt);
@@ -165,22 +175,20 @@ static const struct amdgpu_peer_pin_ops amdgpu_rdma_pin_ops = {
 };
 
 /*
- * Look @address up in @vm and lock the VM root and the BO in @exec.
+ * Look @address up in @vm and lock the VM root and the mapped BO in @exec.
  * Returns -ENOENT if @vm has no mapping there, so the caller tries the
- * process's other VMs, or another negative errno if the mapping is not
- * usable for [@address, @address + @length).
+ * process's other VMs. Whether the mapping is usable is for
+ * amdgpu_rdma_check() to say.
  */
-static int amdgpu_rdma_lookup(struct amdgpu_vm *vm, struct drm_exec *exec,
-			      u64 address, u64 length,
-			      struct amdgpu_bo_va_mapping **out)
+VISIBLE_IF_KUNIT int amdgpu_rdma_lookup(struct amdgpu_vm *vm,
+					struct drm_exec *exec, u64 address,
+					struct amdgpu_bo_va_mapping **out)
 {
 	struct amdgpu_bo_va_mapping *mapping = NULL;
-	struct amdgpu_device *adev;
-	struct amdgpu_bo *bo = NULL;
+	struct amdgpu_bo *bo;
 	int r;
 
-	KUNIT_STATIC_STUB_REDIRECT(amdgpu_rdma_lookup, vm, exec, address,
-				   length, out);
+	KUNIT_STATIC_STUB_REDIRECT(amdgpu_rdma_lookup, vm, exec, address, out);
 
 	drm_exec_until_all_locked(exec) {
 		r = amdgpu_vm_lock_pd(vm, exec, 0);
@@ -199,10 +207,24 @@ static int amdgpu_rdma_lookup(struct amdgpu_vm *vm, struct drm_exec *exec,
 				return r;
 		}
 	}
+	*out = mapping;
+	return 0;
+}
 
-	adev = amdgpu_ttm_adev(vm->root.bo->tbo.bdev);
+/*
+ * Whether [@address, @address + @length) of @mapping in @vm may be handed
+ * to a peer: 0, -EFAULT (range leaves the mapping, PRT) or -EOPNOTSUPP.
+ */
+static int amdgpu_rdma_check(struct amdgpu_vm *vm,
+			     struct amdgpu_bo_va_mapping *mapping,
+			     u64 address, u64 length)
+{
+	struct amdgpu_device *adev = amdgpu_ttm_adev(vm->root.bo->tbo.bdev);
+	struct amdgpu_bo *bo = mapping->bo_va ? mapping->bo_va->base.bo : NULL;
+
 	/* The whole range must lie in this one mapping. */
-	if ((address + length - 1) >> AMDGPU_GPU_PAGE_SHIFT > mapping->last)
+	if (address >> AMDGPU_GPU_PAGE_SHIFT < mapping->start ||
+	    (address + length - 1) >> AMDGPU_GPU_PAGE_SHIFT > mapping->last)
 		return -EFAULT;
 	if (!bo || mapping->flags & AMDGPU_PTE_PRT_FLAG(adev))
 		return -EFAULT;
@@ -213,8 +235,14 @@ static int amdgpu_rdma_lookup(struct amdgpu_vm *vm, struct drm_exec *exec,
 	    !(bo->preferred_domains & (AMDGPU_GEM_DOMAIN_VRAM |
 				       AMDGPU_GEM_DOMAIN_GTT)))
 		return -EOPNOTSUPP;
-	*out = mapping;
 	return 0;
+}
+
+/* The KFD process of @pid, with a reference; NULL if it has none. */
+VISIBLE_IF_KUNIT struct kfd_process *amdgpu_rdma_process_get(struct pid *pid)
+{
+	KUNIT_STATIC_STUB_REDIRECT(amdgpu_rdma_process_get, pid);
+	return kfd_lookup_process_by_pid(pid);
 }
 
 /*
@@ -238,7 +266,7 @@ static int amdgpu_rdma_find(u64 address, u64 length, struct pid *pid,
 	if (!READ_ONCE(amdgpu_rdma_ready))
 		return -ENODEV;
 
-	p = kfd_lookup_process_by_pid(pid);
+	p = amdgpu_rdma_process_get(pid);
 	if (!p)
 		return -ESRCH;
 
@@ -252,7 +280,9 @@ static int amdgpu_rdma_find(u64 address, u64 length, struct pid *pid,
 		vm = drm_priv_to_vm(p->pdds[i]->drm_priv);
 		drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
 			      DRM_EXEC_IGNORE_DUPLICATES, 2);
-		ret = amdgpu_rdma_lookup(vm, &exec, address, length, &mapping);
+		ret = amdgpu_rdma_lookup(vm, &exec, address, &mapping);
+		if (!ret)
+			ret = amdgpu_rdma_check(vm, mapping, address, length);
 		if (!ret)
 			ret = fn(vm, mapping, data);
 		drm_exec_fini(&exec);

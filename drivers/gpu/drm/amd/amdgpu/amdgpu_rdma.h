@@ -27,8 +27,14 @@
 #include <linux/types.h>
 
 struct amdgpu_bo;
+struct amdgpu_bo_va_mapping;
+struct amdgpu_peer_mgr;
 struct amdgpu_vm;
+struct device;
+struct drm_exec;
 struct kfd_process;
+struct pid;
+struct sg_table;
 
 #if IS_ENABLED(CONFIG_HSA_AMD)
 int amdgpu_rdma_init(void);
@@ -39,6 +45,16 @@ void amdgpu_rdma_vm_invalidate(struct amdgpu_vm *vm, u64 first, u64 last);
 void amdgpu_rdma_vm_flush(struct amdgpu_vm *vm);
 void amdgpu_rdma_process_flush(struct kfd_process *p);
 void amdgpu_rdma_bo_release_notify(struct amdgpu_bo *bo);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Test hooks (KUNIT_STATIC_STUB_REDIRECT), static without KUnit. */
+int amdgpu_rdma_pin(struct amdgpu_peer_mgr *mgr, void *obj,
+		    struct device *dma_dev, struct sg_table **out);
+void amdgpu_rdma_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
+		       struct device *dma_dev, struct sg_table *sgt);
+int amdgpu_rdma_lookup(struct amdgpu_vm *vm, struct drm_exec *exec,
+		       u64 address, struct amdgpu_bo_va_mapping **out);
+struct kfd_process *amdgpu_rdma_process_get(struct pid *pid);
+#endif
 #else
 static inline int amdgpu_rdma_init(void) { return 0; }
 static inline void amdgpu_rdma_fini(void) { }
