@@ -328,20 +328,27 @@ bool amdgpu_peer_mgr_obj_pinned(struct amdgpu_peer_mgr *mgr, void *obj)
  * amdgpu_peer_sgt_page_size - contiguity of a DMA mapping
  * @sgt: DMA-mapped table
  *
- * Return: the largest power of two, at least PAGE_SIZE, that aligns every
- * segment's DMA address and every segment length but the last.
+ * A chunk size P describes the mapping if every segment's DMA address is
+ * P-aligned and every segment but the last is a multiple of P long. The
+ * chunks must also lie in the mapping: P is at most the longest segment,
+ * however well its address happens to be aligned.
+ *
+ * Return: the largest such power of two, at least PAGE_SIZE.
  */
 unsigned long amdgpu_peer_sgt_page_size(struct sg_table *sgt)
 {
 	struct scatterlist *s;
-	u64 bits = 0;
+	u64 bits = 0, longest = 0;
 	int i;
 
 	for_each_sgtable_dma_sg(sgt, s, i) {
 		bits |= sg_dma_address(s);
 		if (i + 1 < sgt->nents)
 			bits |= sg_dma_len(s);
+		longest = max_t(u64, longest, sg_dma_len(s));
 	}
+	if (longest)
+		bits |= rounddown_pow_of_two(longest);
 	if (!bits)
 		return PAGE_SIZE;
 	return max_t(unsigned long, PAGE_SIZE, 1UL << __ffs64(bits));

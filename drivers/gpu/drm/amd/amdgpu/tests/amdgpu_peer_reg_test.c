@@ -17,6 +17,7 @@
 #include <linux/kthread.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/ww_mutex.h>
 
@@ -1087,6 +1088,51 @@ static void peer_bench_invalidate_k_of_n(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.invalidated), (int)n);
 }
 
+struct peer_page_size_case {
+	const char *name;
+	unsigned int n;
+	u64 addr[3];
+	u32 len[3];
+	unsigned long expected;
+};
+
+static const struct peer_page_size_case peer_page_size_cases[] = {
+	/* Highly aligned, but the chunk may not outgrow the memory. */
+	{ "one 2M segment at 1T", 1, { 1ULL << 40 }, { SZ_2M }, SZ_2M },
+	{ "one 3M segment at 1G", 1, { SZ_1G }, { 3 * SZ_1M }, SZ_2M },
+	{ "2M chunks, short tail", 3, { SZ_2M, 4 * SZ_2M, 8 * SZ_2M },
+	  { SZ_2M, SZ_2M, SZ_4K }, SZ_2M },
+	{ "64K aligned", 2, { SZ_64K, 3 * SZ_64K }, { SZ_64K, SZ_1M },
+	  SZ_64K },
+	{ "page aligned", 2, { 0x3000, SZ_1G }, { SZ_4K, SZ_2M }, SZ_4K },
+};
+
+static void peer_page_size_case_desc(const struct peer_page_size_case *c,
+				     char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(peer_page_size, peer_page_size_cases,
+		  peer_page_size_case_desc);
+
+/* get_page_size() reports chunks that lie within the pinned memory. */
+static void peer_sgt_page_size(struct kunit *test)
+{
+	const struct peer_page_size_case *c = test->param_value;
+	struct scatterlist *s;
+	struct sg_table sgt;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(&sgt, c->n, GFP_KERNEL), 0);
+	for_each_sgtable_dma_sg(&sgt, s, i) {
+		sg_dma_address(s) = c->addr[i];
+		sg_dma_len(s) = c->len[i];
+	}
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_sgt_page_size(&sgt), c->expected);
+	sg_free_table(&sgt);
+}
+
 static struct kunit_case peer_reg_cases[] = {
 	KUNIT_CASE(peer_callback_fires_once_on_unmap),
 	KUNIT_CASE(peer_put_args),
@@ -1107,6 +1153,7 @@ static struct kunit_case peer_reg_cases[] = {
 	KUNIT_CASE_SLOW(peer_race_get_vs_free),
 	KUNIT_CASE(peer_bench_shared_pins),
 	KUNIT_CASE(peer_bench_invalidate_k_of_n),
+	KUNIT_CASE_PARAM(peer_sgt_page_size, peer_page_size_gen_params),
 	{}
 };
 
