@@ -205,7 +205,8 @@ struct amd_rdma_interface {
  * @rdma: set to the operations on success
  *
  * Context: any.
- * Return: 0, or -EINVAL if @rdma is NULL.
+ * Return: 0, -EINVAL if @rdma is NULL, or -ENODEV if amdgpu could not set
+ * the interface up (no KFD, or its workqueue could not be allocated).
  */
 int amdkfd_query_rdma_interface(const struct amd_rdma_interface **rdma);
 

@@ -472,6 +472,22 @@ void amdgpu_rdma_fini(void)
 }
 
 /**
+ * amdgpu_rdma_device_fini - a GPU goes away
+ * @adev: the device
+ *
+ * Every VM of @adev is gone, so every registration of its memory has been
+ * detached and called back; releases that clients' put_pages() deferred
+ * may still be queued. Run them now, while @adev can still be unpinned
+ * and its runtime PM reference dropped.
+ *
+ * Context: process context, no amdgpu lock held.
+ */
+void amdgpu_rdma_device_fini(struct amdgpu_device *adev)
+{
+	amdgpu_rdma_flush_put_pages();
+}
+
+/**
  * amdgpu_rdma_vm_init - prepare a VM to carry peer registrations
  * @vm: the VM
  */

@@ -28,6 +28,7 @@
 
 struct amdgpu_bo;
 struct amdgpu_bo_va_mapping;
+struct amdgpu_device;
 struct amdgpu_peer_mgr;
 struct amdgpu_vm;
 struct device;
@@ -39,6 +40,7 @@ struct sg_table;
 #if IS_ENABLED(CONFIG_HSA_AMD)
 int amdgpu_rdma_init(void);
 void amdgpu_rdma_fini(void);
+void amdgpu_rdma_device_fini(struct amdgpu_device *adev);
 void amdgpu_rdma_vm_init(struct amdgpu_vm *vm);
 void amdgpu_rdma_vm_fini(struct amdgpu_vm *vm);
 void amdgpu_rdma_vm_invalidate(struct amdgpu_vm *vm, u64 first, u64 last);
@@ -58,6 +60,7 @@ struct kfd_process *amdgpu_rdma_process_get(struct pid *pid);
 #else
 static inline int amdgpu_rdma_init(void) { return 0; }
 static inline void amdgpu_rdma_fini(void) { }
+static inline void amdgpu_rdma_device_fini(struct amdgpu_device *adev) { }
 static inline void amdgpu_rdma_vm_init(struct amdgpu_vm *vm) { }
 static inline void amdgpu_rdma_vm_fini(struct amdgpu_vm *vm) { }
 static inline void amdgpu_rdma_vm_invalidate(struct amdgpu_vm *vm,
