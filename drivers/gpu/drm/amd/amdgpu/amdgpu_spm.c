@@ -86,23 +86,17 @@
 /* A ring with less than 1/8 free was full: the RLC dropped samples */
 #define AMDGPU_SPM_FULL_SHIFT	3
 
-#if IS_ENABLED(CONFIG_DRM_AMDGPU_KUNIT_TEST)
-#define SPM_TEST_VISIBLE
-#else
-#define SPM_TEST_VISIBLE static
-#endif
-
-SPM_TEST_VISIBLE int amdgpu_spm_paranoid = 1;
+int amdgpu_spm_paranoid = 1;
 module_param_named(spm_paranoid, amdgpu_spm_paranoid, int, 0644);
 MODULE_PARM_DESC(spm_paranoid,
 		 "SPM profiling: 1 = only CAP_PERFMON or CAP_SYS_ADMIN may acquire SPM (default), 0 = any user with access to the render node");
 
-SPM_TEST_VISIBLE unsigned int amdgpu_spm_ring_size = 4u << 20;
+unsigned int amdgpu_spm_ring_size = 4u << 20;
 module_param_named(spm_ring_size, amdgpu_spm_ring_size, uint, 0444);
 MODULE_PARM_DESC(spm_ring_size,
 		 "SPM ring size per XCC in bytes, a power of two from 64 KiB to 256 MiB (default 4 MiB)");
 
-SPM_TEST_VISIBLE unsigned int amdgpu_spm_backstop_ms = 100;
+unsigned int amdgpu_spm_backstop_ms = 100;
 module_param_named(spm_backstop_ms, amdgpu_spm_backstop_ms, uint, 0644);
 MODULE_PARM_DESC(spm_backstop_ms,
 		 "SPM drain timer period in ms, a backstop for the RLC interrupt (default 100)");

@@ -172,12 +172,13 @@ int amdgpu_spm_ring_alloc_gtt(struct amdgpu_device *adev, u32 xcc, u32 size,
 void amdgpu_spm_ring_free_gtt(struct amdgpu_device *adev, u32 xcc,
 			      struct amdgpu_spm_ring *ring);
 
-#if IS_ENABLED(CONFIG_DRM_AMDGPU_KUNIT_TEST)
+/* Module parameters amdgpu.spm_paranoid, spm_ring_size, spm_backstop_ms */
 extern int amdgpu_spm_paranoid;
 extern unsigned int amdgpu_spm_ring_size;
 extern unsigned int amdgpu_spm_backstop_ms;
+
+/* Only built with CONFIG_DRM_AMDGPU_KUNIT_TEST, for the benchmark */
 int amdgpu_spm_test_stats(struct amdgpu_device *adev, u32 xcp_id,
 			  u64 *wakeups, u64 *drained);
-#endif
 
 #endif
