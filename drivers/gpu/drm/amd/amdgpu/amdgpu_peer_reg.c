@@ -43,6 +43,10 @@
  *   owner's list, or is freed if the client put it meanwhile.
  * - TOMBSTONE: only the &struct amd_p2p_info is left, pages NULL, so that a
  *   late put is harmless. Freed by that put or by amdgpu_peer_owner_fini().
+ * - GONE: amdgpu_peer_owner_fini() is freeing the tombstone. A put that
+ *   raced the callback and still holds the pointer finds this state and
+ *   does nothing; the owner waits for such puts (an RCU grace period)
+ *   before it frees the tombstones and before the owner itself can go.
  * - RELEASED: put. The sleeping part of the release runs on the manager's
  *   workqueue, so amdgpu_peer_put() never blocks.
  *
@@ -54,6 +58,7 @@
 #include <linux/device.h>
 #include <linux/log2.h>
 #include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -65,6 +70,7 @@ enum amdgpu_peer_reg_state {
 	AMDGPU_PEER_IN_CALLBACK,
 	AMDGPU_PEER_TOMBSTONE,
 	AMDGPU_PEER_RELEASED,
+	AMDGPU_PEER_GONE,
 };
 
 /*
@@ -482,8 +488,17 @@ void amdgpu_peer_owner_fini(struct amdgpu_peer_owner *owner)
 	amdgpu_peer_owner_flush(owner);
 
 	spin_lock_irqsave(&owner->lock, flags);
+	list_for_each_entry(reg, &owner->tombstones, link)
+		reg->state = AMDGPU_PEER_GONE;
 	list_splice_init(&owner->tombstones, &tombs);
 	spin_unlock_irqrestore(&owner->lock, flags);
+	/*
+	 * A put that started while its callback ran may not have reached
+	 * @owner's lock yet: amdgpu_peer_put() looks at the registration
+	 * and @owner under rcu_read_lock(), so wait for it.
+	 */
+	if (!list_empty(&tombs))
+		synchronize_rcu();
 	list_for_each_entry_safe(reg, tmp, &tombs, link)
 		amdgpu_peer_reg_free(reg);
 	mutex_destroy(&owner->cb_lock);
@@ -631,6 +646,8 @@ int amdgpu_peer_put(struct amd_p2p_info **info)
 
 	if (!info || !*info)
 		return -EINVAL;
+	/* Keeps a tombstone and its owner while amdgpu_peer_owner_fini() runs. */
+	rcu_read_lock();
 	reg = container_of(*info, struct amdgpu_peer_reg, info);
 	owner = reg->owner;
 
@@ -647,6 +664,10 @@ int amdgpu_peer_put(struct amd_p2p_info **info)
 		reg->put_pending = true;
 		release = false;
 		break;
+	case AMDGPU_PEER_GONE:
+		/* Raced the owner's teardown, which frees it. */
+		release = false;
+		break;
 	default:
 		WARN_ONCE(1, "amdgpu: peer memory registration put twice\n");
 		release = false;
@@ -658,6 +679,7 @@ int amdgpu_peer_put(struct amd_p2p_info **info)
 
 	if (release)
 		queue_work(reg->mgr->wq, &reg->release_work);
+	rcu_read_unlock();
 	*info = NULL;
 	return 0;
 }
