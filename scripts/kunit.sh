@@ -7,6 +7,7 @@
 . "$(dirname "$0")/common.sh"
 
 cd "$KTREE"
+# hugepages=4: the SPM suite pins a hugetlb destination buffer.
 qemu_args="-smp 2 -m 2048"
 # KVM on request (KUNIT_KVM=1; a nested KVM here hung at boot) when it works (a QEMU that is still running
 # after two seconds started fine); TCG otherwise: slower, same results.
@@ -23,6 +24,7 @@ locked python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
 	--kunitconfig=drivers/gpu/drm/amd/amdgpu/tests/.kunitconfig \
 	--build_dir=.kunit --jobs="$JOBS" --make_options "CC=$KCC" \
 	--qemu_args="$qemu_args" --timeout="${KUNIT_TIMEOUT:-1800}" \
+	--kernel_args=hugepages=4 \
 	--raw_output=all "$@" > "$BUILD/kunit.raw" 2>&1
 rc=$?
 set -e

@@ -13,6 +13,7 @@
 
 #include "amdgpu.h"
 #include "amdgpu_profiler.h"
+#include "amdgpu_spm.h"
 
 /*
  * The layouts are frozen uAPI: a change here breaks every profiler built
@@ -23,7 +24,6 @@ static_assert(sizeof(struct drm_amdgpu_spm_buffer_header) == 32);
 static_assert(sizeof(struct drm_amdgpu_profiler_args) == 72);
 static_assert(offsetof(struct drm_amdgpu_profiler_args, data) == 8);
 static_assert(offsetof(struct drm_amdgpu_spm_args, reserved) == 28);
-static_assert(AMDGPU_SPM_MAX_BUF_SIZE <= U32_MAX);
 
 typedef int (*amdgpu_profiler_op_t)(struct amdgpu_device *adev,
 				    struct drm_file *filp,
@@ -42,60 +42,10 @@ static int amdgpu_profiler_get_ver(struct amdgpu_device *adev,
 	return 0;
 }
 
-/*
- * Input rules of the SPM operations that do not depend on any state: the
- * kernel-doc of struct drm_amdgpu_spm_args is the contract.
- */
-static int amdgpu_profiler_spm_check(struct amdgpu_device *adev,
-				     const struct drm_amdgpu_spm_args *spm)
-{
-	struct drm_device *dev = adev_to_drm(adev);
-
-	if (memchr_inv(spm->reserved, 0, sizeof(spm->reserved))) {
-		drm_dbg(dev, "profiler: SPM reserved words not zero\n");
-		return -EINVAL;
-	}
-	if (spm->bytes_copied || spm->has_data_loss) {
-		drm_dbg(dev, "profiler: SPM output fields not zero on input\n");
-		return -EINVAL;
-	}
-
-	switch (spm->op) {
-	case AMDGPU_SPM_OP_ACQUIRE:
-	case AMDGPU_SPM_OP_RELEASE:
-		if (spm->dest_buf || spm->buf_size || spm->timeout) {
-			drm_dbg(dev, "profiler: SPM op %u takes no buffer or timeout\n",
-				spm->op);
-			return -EINVAL;
-		}
-		return 0;
-	case AMDGPU_SPM_OP_SET_DEST_BUF:
-		if (!spm->dest_buf != !spm->buf_size) {
-			drm_dbg(dev, "profiler: SPM buffer address and size disagree\n");
-			return -EINVAL;
-		}
-		if (!IS_ALIGNED(spm->dest_buf, AMDGPU_SPM_ALIGN) ||
-		    spm->buf_size > AMDGPU_SPM_MAX_BUF_SIZE) {
-			drm_dbg(dev, "profiler: SPM buffer misaligned or too large\n");
-			return -EINVAL;
-		}
-		return 0;
-	default:
-		drm_dbg(dev, "profiler: unknown SPM op %u\n", spm->op);
-		return -EINVAL;
-	}
-}
-
 static int amdgpu_profiler_spm(struct amdgpu_device *adev,
 			       struct drm_file *filp,
 			       struct drm_amdgpu_profiler_args *args)
 {
-	int ret;
-
-	ret = amdgpu_profiler_spm_check(adev, &args->data.spm);
-	if (ret)
-		return ret;
-
 	return amdgpu_spm_ioctl(adev, filp, &args->data.spm);
 }
 

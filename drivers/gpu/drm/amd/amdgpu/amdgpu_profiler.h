@@ -6,7 +6,6 @@
 #ifndef __AMDGPU_PROFILER_H__
 #define __AMDGPU_PROFILER_H__
 
-#include <linux/sizes.h>
 #include <linux/types.h>
 
 struct drm_device;
@@ -22,11 +21,6 @@ struct drm_file;
 #define AMDGPU_PROFILER_VERSION_MINOR	0
 #define AMDGPU_PROFILER_VERSION \
 	((AMDGPU_PROFILER_VERSION_MAJOR << 24) | AMDGPU_PROFILER_VERSION_MINOR)
-
-/* Largest destination buffer accepted by AMDGPU_SPM_OP_SET_DEST_BUF. */
-#define AMDGPU_SPM_MAX_BUF_SIZE		SZ_256M
-/* Alignment of a destination buffer, of each per-XCC share and of a line. */
-#define AMDGPU_SPM_ALIGN		32
 
 int amdgpu_profiler_ioctl(struct drm_device *dev, void *data,
 			  struct drm_file *filp);

@@ -63,6 +63,7 @@
 #include <linux/pm_runtime.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/string.h>
 #include <linux/timer.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
@@ -73,12 +74,10 @@
 #include <drm/drm_print.h>
 
 #include "amdgpu.h"
+#include "amdgpu_profiler.h"
 #include "amdgpu_reset.h"
 #include "amdgpu_spm.h"
 #include "amdgpu_xcp.h"
-
-/* Version written into every share header: 1.0 */
-#define AMDGPU_SPM_HDR_VERSION	((1u << 24) | 0)
 
 /* Number of destination buffers whose pins are kept between swaps */
 #define AMDGPU_SPM_PIN_CACHE	3
@@ -370,7 +369,7 @@ static int spm_dst_write(struct amdgpu_spm_pin *p, u32 off, const void *src,
 static void spm_write_header(struct amdgpu_spm_pin *p, struct amdgpu_spm_xcc *x)
 {
 	struct drm_amdgpu_spm_buffer_header hdr = {
-		.version = AMDGPU_SPM_HDR_VERSION,
+		.version = AMDGPU_PROFILER_VERSION,
 		.bytes_copied = x->copied,
 		.has_data_loss = x->loss,
 	};
@@ -1201,12 +1200,6 @@ static int spm_set_dest_buf(struct amdgpu_spm_mgr *mgr, struct drm_file *filp,
 	struct amdgpu_spm_session *s;
 	int r;
 
-	if (!addr && size)
-		return -EINVAL;
-	if (addr && (!IS_ALIGNED(addr, AMDGPU_SPM_LINE_SIZE) ||
-		     size > AMDGPU_SPM_MAX_BUF_SIZE))
-		return -EINVAL;
-
 	s = spm_session_get(mgr, filp);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
@@ -1292,16 +1285,49 @@ static struct amdgpu_spm_mgr *spm_mgr_of(struct amdgpu_device *adev,
 	return &adev->spm.mgr[xcp_id];
 }
 
-static bool spm_args_zero(const struct drm_amdgpu_spm_args *args, bool set_buf)
+/*
+ * The input rules that depend on no state, checked before anything else so
+ * that malformed input gets -EINVAL on every device; the kernel-doc of
+ * struct drm_amdgpu_spm_args is the contract.
+ */
+static int spm_check_args(struct amdgpu_device *adev,
+			  const struct drm_amdgpu_spm_args *args)
 {
-	unsigned int i;
+	struct drm_device *dev = adev_to_drm(adev);
 
-	for (i = 0; i < ARRAY_SIZE(args->reserved); i++)
-		if (args->reserved[i])
-			return false;
-	if (args->bytes_copied || args->has_data_loss)
-		return false;
-	return set_buf || (!args->dest_buf && !args->buf_size && !args->timeout);
+	if (memchr_inv(args->reserved, 0, sizeof(args->reserved))) {
+		drm_dbg(dev, "spm: reserved words not zero\n");
+		return -EINVAL;
+	}
+	if (args->bytes_copied || args->has_data_loss) {
+		drm_dbg(dev, "spm: output fields not zero on input\n");
+		return -EINVAL;
+	}
+
+	switch (args->op) {
+	case AMDGPU_SPM_OP_ACQUIRE:
+	case AMDGPU_SPM_OP_RELEASE:
+		if (args->dest_buf || args->buf_size || args->timeout) {
+			drm_dbg(dev, "spm: op %u takes no buffer or timeout\n",
+				args->op);
+			return -EINVAL;
+		}
+		return 0;
+	case AMDGPU_SPM_OP_SET_DEST_BUF:
+		if (!args->dest_buf != !args->buf_size) {
+			drm_dbg(dev, "spm: buffer address and size disagree\n");
+			return -EINVAL;
+		}
+		if (!IS_ALIGNED(args->dest_buf, AMDGPU_SPM_ALIGN) ||
+		    args->buf_size > AMDGPU_SPM_MAX_BUF_SIZE) {
+			drm_dbg(dev, "spm: buffer misaligned or too large\n");
+			return -EINVAL;
+		}
+		return 0;
+	default:
+		drm_dbg(dev, "spm: unknown op %u\n", args->op);
+		return -EINVAL;
+	}
 }
 
 /**
@@ -1321,10 +1347,9 @@ int amdgpu_spm_ioctl(struct amdgpu_device *adev, struct drm_file *filp,
 	struct amdgpu_spm_mgr *mgr;
 	int r;
 
-	if (!spm_args_zero(args, args->op == AMDGPU_SPM_OP_SET_DEST_BUF))
-		return -EINVAL;
-	if (args->op < AMDGPU_SPM_OP_ACQUIRE || args->op > AMDGPU_SPM_OP_SET_DEST_BUF)
-		return -EINVAL;
+	r = spm_check_args(adev, args);
+	if (r)
+		return r;
 	if (!adev->spm.funcs || amdgpu_sriov_vf(adev))
 		return -EOPNOTSUPP;
 	mgr = spm_mgr_of(adev, filp);

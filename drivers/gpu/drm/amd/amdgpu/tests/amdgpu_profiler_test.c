@@ -8,6 +8,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/sizes.h>
 
 #include <drm/amdgpu_drm.h>
 #include <drm/drm_file.h>

@@ -30,6 +30,7 @@
 #include <drm/drm_file.h>
 
 #include "amdgpu.h"
+#include "amdgpu_profiler.h"
 #include "amdgpu_spm.h"
 #include "tests/amdgpu_kunit_helpers.h"
 
@@ -654,7 +655,7 @@ static void spm_headers_and_shares(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.bytes_copied, 0);
 	for (i = 0; i < 3; i++) {
 		spm_read_header(test, buf, i * share, &hdr);
-		KUNIT_EXPECT_EQ(test, hdr.version, (1u << 24));
+		KUNIT_EXPECT_EQ(test, hdr.version, AMDGPU_PROFILER_VERSION);
 		KUNIT_EXPECT_EQ(test, hdr.bytes_copied, 0);
 		KUNIT_EXPECT_EQ(test, hdr.has_data_loss, 0);
 	}
@@ -669,7 +670,7 @@ static void spm_headers_and_shares(struct kunit *test)
 	for (i = 0; i < 3; i++) {
 		KUNIT_EXPECT_TRUE(test, IS_ALIGNED(i * share, LINE));
 		spm_read_header(test, buf, i * share, &hdr);
-		KUNIT_EXPECT_EQ(test, hdr.version, (1u << 24));
+		KUNIT_EXPECT_EQ(test, hdr.version, AMDGPU_PROFILER_VERSION);
 		KUNIT_EXPECT_EQ(test, hdr.bytes_copied, amount[i]);
 		KUNIT_EXPECT_EQ(test, hdr.has_data_loss, 0);
 		KUNIT_EXPECT_EQ(test, hdr.reserved[0], 0);
