@@ -1225,7 +1225,20 @@ static int spm_set_dest_buf(struct amdgpu_spm_mgr *mgr, struct drm_file *filp,
 		}
 	}
 
+	/*
+	 * Release waits for @users with the reset domain semaphore held for
+	 * reading. Never block on that semaphore while holding a reference:
+	 * a reset queued in between would make down_read() wait behind the
+	 * writer, which waits for release, which waits for us. Drop the
+	 * reference and look the session up again under the semaphore.
+	 */
+	spm_session_put(s);
 	spm_reset_lock(mgr->adev);
+	s = spm_session_get(mgr, filp);
+	if (IS_ERR(s)) {
+		spm_reset_unlock(mgr->adev);
+		return PTR_ERR(s);
+	}
 	mutex_lock(&s->buf_lock);
 	r = -EINVAL;
 	if (READ_ONCE(s->dying))
