@@ -55,6 +55,7 @@
  */
 
 #include <linux/capability.h>
+#include <linux/fdtable.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mmu_notifier.h>
@@ -1384,6 +1385,12 @@ int amdgpu_spm_ioctl(struct amdgpu_device *adev, struct drm_file *filp,
 	}
 }
 
+/* iterate_fd() callback: another descriptor still refers to @file */
+static int spm_fd_is_file(const void *file, struct file *f, unsigned int fd)
+{
+	return f == file;
+}
+
 /**
  * amdgpu_spm_file_flush - a file descriptor of @filp is being closed
  * @adev: the device
@@ -1391,13 +1398,21 @@ int amdgpu_spm_ioctl(struct amdgpu_device *adev, struct drm_file *filp,
  * @id: the files_struct closing it
  *
  * Ends the acquisition owned by @filp when the task that acquired closes
- * it, or exits: KFD keeps its own reference to the DRM file, so the final
- * release (postclose) can come much later. Called from amdgpu_flush().
+ * its last descriptor of it, or exits: KFD keeps its own reference to the
+ * DRM file, so the final release (postclose) can come much later. Closing
+ * one dup() of the descriptor while another one stays open in the same
+ * files_struct keeps the acquisition; so does a forked child closing its
+ * copy. Called from amdgpu_flush(), after the descriptor being closed left
+ * the table of @id.
  */
 void amdgpu_spm_file_flush(struct amdgpu_device *adev, struct drm_file *filp,
 			   fl_owner_t id)
 {
 	unsigned int i;
+
+	/* close() of one dup() of the fd: the task still holds the file */
+	if (filp->filp && iterate_fd(id, 0, spm_fd_is_file, filp->filp))
+		return;
 
 	for (i = 0; i < AMDGPU_SPM_MAX_MGR; i++) {
 		struct amdgpu_spm_mgr *mgr = &adev->spm.mgr[i];

@@ -16,6 +16,7 @@
 #include <linux/anon_inodes.h>
 #include <linux/cred.h>
 #include <linux/delay.h>
+#include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/hugetlb.h>
 #include <linux/kthread.h>
@@ -1267,6 +1268,34 @@ static void spm_close_releases(struct kunit *test)
 	spm_expect_free(test, ctx, 2);
 }
 
+/* close() of one dup() of the owner's fd keeps SPM; the last close ends it */
+static void spm_close_dup_keeps_acquisition(struct kunit *test)
+{
+	struct spm_ctx *ctx = spm_setup(test, 1);
+	struct file *file;
+	int fd;
+
+	if (!current->files)
+		kunit_skip(test, "no files_struct");
+	file = anon_inode_getfile("spm-test-drm", &pfnmap_fops, NULL, O_RDWR);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fput_action, file), 0);
+	ctx->a->filp = file;
+	KUNIT_ASSERT_EQ(test, spm_op(ctx, ctx->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+
+	/* Another descriptor of the same file stays open in this task */
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	fd_install(fd, get_file(file));
+	amdgpu_spm_file_flush(ctx->adev, ctx->a, current->files);
+	KUNIT_EXPECT_TRUE(test, amdgpu_spm_busy(ctx->adev));
+
+	/* Closing it too, the last one, releases */
+	KUNIT_EXPECT_EQ(test, close_fd(fd), 0);
+	amdgpu_spm_file_flush(ctx->adev, ctx->a, current->files);
+	spm_expect_free(test, ctx, 1);
+}
+
 static int release_waiter_fn(void *data)
 {
 	struct waiter *w = data;
@@ -1609,6 +1638,7 @@ static struct kunit_case amdgpu_spm_cases[] = {
 	KUNIT_CASE(spm_no_buffer_loss_goes_to_next),
 	KUNIT_CASE(spm_ring_full_loss_is_per_xcc),
 	KUNIT_CASE(spm_close_releases),
+	KUNIT_CASE(spm_close_dup_keeps_acquisition),
 	KUNIT_CASE(spm_close_wakes_waiters),
 	KUNIT_CASE(spm_suspend_resume_reports_loss),
 	KUNIT_CASE(spm_privilege),
