@@ -236,6 +236,70 @@ bool amdgpu_spm_xcc_owned(struct amdgpu_device *adev, u32 xcc)
 }
 
 /**
+ * amdgpu_spm_vmid_write_begin - start a write of SPM_VMID outside the manager
+ * @adev: the device
+ * @xcc: logical XCC whose SPM_VMID the caller is about to write
+ *
+ * For amdgpu_vm_flush() (through &amdgpu_rlc_funcs.update_spm_vmid) and RLC
+ * init/resume. A plain check of amdgpu_spm_xcc_owned() races with ACQUIRE:
+ * a writer that checked just before the claim could overwrite the VMID the
+ * profiler programmed. The writer is counted before it checks, and ACQUIRE
+ * claims the XCC, then waits until no writer is counted, then programs the
+ * VMID, so a writer either sees the claim or finishes before the VMID is
+ * programmed.
+ *
+ * Context: any, including the scheduler's run_job (fence signalling); takes
+ * no lock and does not sleep. The write between begin and end must not
+ * wait for anything the SPM manager does.
+ *
+ * Return: true if the caller may write SPM_VMID of @xcc; it must then call
+ * amdgpu_spm_vmid_write_end() after the write. False if the profiler owns
+ * the SPM of @xcc.
+ */
+bool amdgpu_spm_vmid_write_begin(struct amdgpu_device *adev, u32 xcc)
+{
+	if (xcc >= AMDGPU_SPM_MAX_XCC)
+		return true;
+	atomic_inc(&adev->spm.vmid_writers[xcc]);
+	/* Pairs with smp_mb() in spm_wait_vmid_writers() */
+	smp_mb__after_atomic();
+	if (amdgpu_spm_xcc_owned(adev, xcc)) {
+		amdgpu_spm_vmid_write_end(adev, xcc);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * amdgpu_spm_vmid_write_end - end a write from amdgpu_spm_vmid_write_begin()
+ * @adev: the device
+ * @xcc: the same logical XCC
+ *
+ * Context: any; does not sleep.
+ */
+void amdgpu_spm_vmid_write_end(struct amdgpu_device *adev, u32 xcc)
+{
+	if (xcc < AMDGPU_SPM_MAX_XCC &&
+	    atomic_dec_and_test(&adev->spm.vmid_writers[xcc]))
+		wake_up_var(&adev->spm.vmid_writers[xcc]);
+}
+
+/* After claiming @s's XCCs: wait for writers that checked before the claim */
+static void spm_wait_vmid_writers(struct amdgpu_spm_session *s)
+{
+	struct amdgpu_spm *spm = &s->mgr->adev->spm;
+	unsigned int i;
+
+	/* Pairs with smp_mb__after_atomic() in amdgpu_spm_vmid_write_begin() */
+	smp_mb();
+	for (i = 0; i < s->num_xcc; i++) {
+		atomic_t *n = &spm->vmid_writers[s->xcc[i].xcc];
+
+		wait_var_event(n, !atomic_read(n));
+	}
+}
+
+/**
  * amdgpu_spm_gfx_vmid_get - count a graphics VMID reservation for SPM
  * @adev: the device
  *
@@ -1051,6 +1115,7 @@ static int spm_acquire(struct amdgpu_spm_mgr *mgr, struct drm_file *filp)
 	r = spm_claim_xccs(s, mask);
 	if (r)
 		goto err_free;
+	spm_wait_vmid_writers(s);
 
 	r = spm_rpm_get(adev);
 	if (r)
@@ -1553,6 +1618,8 @@ void amdgpu_spm_init(struct amdgpu_device *adev)
 
 	spin_lock_init(&adev->spm.arb_lock);
 	atomic_set(&adev->spm.acquired, 0);
+	for (i = 0; i < AMDGPU_SPM_MAX_XCC; i++)
+		atomic_set(&adev->spm.vmid_writers[i], 0);
 	for (i = 0; i < AMDGPU_SPM_MAX_MGR; i++) {
 		adev->spm.mgr[i].adev = adev;
 		adev->spm.mgr[i].xcp_id = i;

@@ -138,6 +138,10 @@ struct amdgpu_spm_mgr {
  * @xcc_sess: acquisition owning each XCC, for interrupt routing.
  * @acquired: number of acquisitions; a partition switch is refused while
  *	it is non-zero.
+ * @vmid_writers: per logical XCC, writers of SPM_VMID outside the manager
+ *	between amdgpu_spm_vmid_write_begin() and amdgpu_spm_vmid_write_end();
+ *	ACQUIRE waits for them after claiming the XCC and before it programs
+ *	the VMID.
  */
 struct amdgpu_spm {
 	const struct amdgpu_spm_funcs *funcs;
@@ -147,6 +151,7 @@ struct amdgpu_spm {
 	u32 gfx_users;
 	struct amdgpu_spm_session *xcc_sess[AMDGPU_SPM_MAX_XCC];
 	atomic_t acquired;
+	atomic_t vmid_writers[AMDGPU_SPM_MAX_XCC];
 };
 
 void amdgpu_spm_init(struct amdgpu_device *adev);
@@ -166,6 +171,8 @@ bool amdgpu_spm_busy(struct amdgpu_device *adev);
 int amdgpu_spm_gfx_vmid_get(struct amdgpu_device *adev);
 void amdgpu_spm_gfx_vmid_put(struct amdgpu_device *adev);
 bool amdgpu_spm_xcc_owned(struct amdgpu_device *adev, u32 xcc);
+bool amdgpu_spm_vmid_write_begin(struct amdgpu_device *adev, u32 xcc);
+void amdgpu_spm_vmid_write_end(struct amdgpu_device *adev, u32 xcc);
 
 int amdgpu_spm_ring_alloc_gtt(struct amdgpu_device *adev, u32 xcc, u32 size,
 			      struct amdgpu_spm_ring *ring);

@@ -1296,6 +1296,69 @@ static void spm_close_dup_keeps_acquisition(struct kunit *test)
 	spm_expect_free(test, ctx, 1);
 }
 
+struct vmid_acquirer {
+	struct spm_ctx *ctx;
+	struct completion done;
+	int ret;
+};
+
+static int vmid_acquirer_fn(void *data)
+{
+	struct vmid_acquirer *a = data;
+
+	a->ret = spm_op(a->ctx, a->ctx->a, AMDGPU_SPM_OP_ACQUIRE);
+	complete(&a->done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/*
+ * A writer of SPM_VMID on the job path that checked before ACQUIRE claimed
+ * the XCC finishes before ACQUIRE programs the VMID; later writers see the
+ * claim and keep off.
+ */
+static void spm_acquire_waits_for_vmid_writers(struct kunit *test)
+{
+	struct spm_ctx *ctx = spm_setup(test, 2);
+	struct vmid_acquirer a = { .ctx = ctx };
+	struct task_struct *t;
+	unsigned int i;
+
+	init_completion(&a.done);
+	KUNIT_ASSERT_TRUE(test, amdgpu_spm_vmid_write_begin(ctx->adev, 1));
+	t = kthread_run(vmid_acquirer_fn, &a, "spm-vmid-acq");
+	if (IS_ERR(t)) {
+		amdgpu_spm_vmid_write_end(ctx->adev, 1);
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(t));
+		return;
+	}
+
+	/* The claim is published at once ... */
+	for (i = 0; i < 50 && !amdgpu_spm_xcc_owned(ctx->adev, 1); i++)
+		msleep(20);
+	KUNIT_EXPECT_TRUE(test, amdgpu_spm_xcc_owned(ctx->adev, 1));
+	KUNIT_EXPECT_FALSE(test, amdgpu_spm_vmid_write_begin(ctx->adev, 1));
+	/* ... but the VMID is left alone while the early writer runs */
+	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&a.done, msecs_to_jiffies(100)), 0);
+	KUNIT_EXPECT_EQ(test, fake->x[1].vmid, AMDGPU_SPM_VMID_NONE);
+
+	amdgpu_spm_vmid_write_end(ctx->adev, 1);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&a.done, 10 * HZ), 0);
+	kthread_stop(t);
+	KUNIT_EXPECT_EQ(test, a.ret, 0);
+	KUNIT_EXPECT_EQ(test, fake->x[0].vmid, 0);
+	KUNIT_EXPECT_EQ(test, fake->x[1].vmid, 0);
+	KUNIT_EXPECT_FALSE(test, amdgpu_spm_vmid_write_begin(ctx->adev, 0));
+
+	KUNIT_EXPECT_EQ(test, spm_op(ctx, ctx->a, AMDGPU_SPM_OP_RELEASE), 0);
+	if (amdgpu_spm_vmid_write_begin(ctx->adev, 1))
+		amdgpu_spm_vmid_write_end(ctx->adev, 1);
+	else
+		KUNIT_FAIL(test, "SPM_VMID still owned after release");
+	spm_expect_free(test, ctx, 2);
+}
+
 static int release_waiter_fn(void *data)
 {
 	struct waiter *w = data;
@@ -1620,6 +1683,7 @@ static struct kunit_case amdgpu_spm_cases[] = {
 	KUNIT_CASE_PARAM(spm_acquire_unwinds, spm_fault_gen_params),
 	KUNIT_CASE(spm_start_failure_unwinds),
 	KUNIT_CASE(spm_gfx_reservation_excludes_profiler),
+	KUNIT_CASE(spm_acquire_waits_for_vmid_writers),
 	KUNIT_CASE(spm_partitions_are_independent),
 	KUNIT_CASE_PARAM(spm_set_dest_buf_rejects, bad_buf_gen_params),
 	KUNIT_CASE(spm_headers_and_shares),
