@@ -337,20 +337,33 @@ void amdgpu_spm_gfx_vmid_put(struct amdgpu_device *adev)
 static int spm_claim_xccs(struct amdgpu_spm_session *s, u32 mask)
 {
 	struct amdgpu_spm *spm = &s->mgr->adev->spm;
-	unsigned int i;
 	int r = 0;
 
 	spin_lock_irq(&spm->arb_lock);
 	if ((spm->profiler_xcc_mask & mask) ||
-	    ((mask & BIT(0)) && spm->gfx_users)) {
+	    ((mask & BIT(0)) && spm->gfx_users))
 		r = -EBUSY;
-	} else {
+	else
 		WRITE_ONCE(spm->profiler_xcc_mask, spm->profiler_xcc_mask | mask);
-		for (i = 0; i < s->num_xcc; i++)
-			spm->xcc_sess[s->xcc[i].xcc] = s;
-	}
 	spin_unlock_irq(&spm->arb_lock);
 	return r;
+}
+
+/*
+ * Route the interrupts of @s's XCCs to it, once every step of ACQUIRE
+ * succeeded: an interrupt that arrives earlier (left pending by a previous
+ * acquisition, or raised as irq_get enables it) must not queue the worker
+ * of a session that a failing ACQUIRE is about to free.
+ */
+static void spm_route_xccs(struct amdgpu_spm_session *s)
+{
+	struct amdgpu_spm *spm = &s->mgr->adev->spm;
+	unsigned int i;
+
+	spin_lock_irq(&spm->arb_lock);
+	for (i = 0; i < s->num_xcc; i++)
+		spm->xcc_sess[s->xcc[i].xcc] = s;
+	spin_unlock_irq(&spm->arb_lock);
 }
 
 static void spm_unclaim_xccs(struct amdgpu_spm_session *s, u32 mask)
@@ -1125,6 +1138,7 @@ static int spm_acquire(struct amdgpu_spm_mgr *mgr, struct drm_file *filp)
 	if (r)
 		goto err_setup;
 
+	spm_route_xccs(s);
 	atomic_inc(&adev->spm.acquired);
 	mgr->sess = s;
 	mutex_unlock(&mgr->lock);

@@ -71,6 +71,7 @@ struct fake_rlc {
 	u32 guard;
 	int rings;		/* allocated rings */
 	int irqs;		/* enabled interrupts */
+	bool routed_early;	/* an interrupt reached a session in setup */
 };
 
 static struct fake_rlc *fake;
@@ -169,12 +170,17 @@ static void fake_stop(struct amdgpu_device *adev, u32 xcc)
 
 static int fake_irq_get(struct amdgpu_device *adev, u32 xcc)
 {
+	/* ACQUIRE has not finished: no interrupt may reach its session yet */
+	if (READ_ONCE(adev->spm.xcc_sess[xcc]))
+		fake->routed_early = true;
 	if (fake_fail(HOOK_IRQ_GET, xcc))
 		return -EINVAL;
 	spin_lock(&fake->lock);
 	fake->x[xcc].irq = true;
 	fake->irqs++;
 	spin_unlock(&fake->lock);
+	/* One left pending by an earlier acquisition fires as it is enabled */
+	amdgpu_spm_irq(adev, xcc);
 	return 0;
 }
 
@@ -449,6 +455,7 @@ static void spm_acquire_unwinds(struct kunit *test)
 	fake->fail_xcc = f->xcc;
 	KUNIT_EXPECT_LT(test, spm_op(ctx, ctx->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	spm_expect_free(test, ctx, 2);
+	KUNIT_EXPECT_FALSE(test, fake->routed_early);
 	/* An XCC whose SPM_VMID was changed got it back */
 	KUNIT_EXPECT_NE(test, fake->x[0].vmid, 0);
 	KUNIT_EXPECT_NE(test, fake->x[1].vmid, 0);
