@@ -10,7 +10,7 @@ OUT=$BUILD/out
 LOCK=${LOCK:-/tmp/amdgpu-series-build.lock}
 JOBS=${JOBS:-$(nproc)}
 GIT_ID=(-c user.name="${GIT_AUTHOR_NAME:-amdgpu profiler series}" -c user.email="${GIT_AUTHOR_EMAIL:-amdgpu-profiler@example.org}")
-export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+export CCACHE_DIR=${CCACHE_DIR:-${HOME:-/root}/.cache/ccache}
 if command -v ccache >/dev/null 2>&1; then KCC="ccache gcc"; else KCC=gcc; fi
 
 log() { printf '== %s\n' "$*" >&2; }
