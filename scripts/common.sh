@@ -13,8 +13,19 @@ GIT_ID=(-c user.name="${GIT_AUTHOR_NAME:-amdgpu profiler series}" -c user.email=
 export CCACHE_DIR=${CCACHE_DIR:-${HOME:-/root}/.cache/ccache}
 if command -v ccache >/dev/null 2>&1; then KCC="ccache gcc"; else KCC=gcc; fi
 
+# The options every kunit.py build and run of the test kernel shares: the
+# same config and build directory, so that builds stay incremental.
+KUNIT_OPTS=(--arch=x86_64
+	--kunitconfig=drivers/gpu/drm/amd/amdgpu/tests/.kunitconfig
+	--build_dir=.kunit --jobs="$JOBS" --make_options "CC=$KCC")
+
 log() { printf '== %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# result <status> <what>: print one check's PASS/FAIL line; a failure sets
+# $fail for the caller's exit status.
+fail=0
+result() { if [ "$1" = 0 ]; then echo "PASS $2"; else echo "FAIL $2"; fail=1; fi; }
 
 # Commit directories of the series, in order.
 series_dirs() { grep -v '^[[:space:]]*\(#\|$\)' "$TOP/series/series"; }

@@ -4,6 +4,4 @@
 # running it.
 . "$(dirname "$0")/common.sh"
 cd "$KTREE"
-locked python3 tools/testing/kunit/kunit.py build --arch=x86_64 \
-	--kunitconfig=drivers/gpu/drm/amd/amdgpu/tests/.kunitconfig \
-	--build_dir=.kunit --jobs="$JOBS" --make_options "CC=$KCC"
+locked python3 tools/testing/kunit/kunit.py build "${KUNIT_OPTS[@]}"

@@ -20,9 +20,7 @@ if [ -w /dev/kvm ] && [ "${KUNIT_KVM:-0}" = 1 ]; then
 fi
 rm -f "$BUILD/kunit.result"
 set +e
-locked python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
-	--kunitconfig=drivers/gpu/drm/amd/amdgpu/tests/.kunitconfig \
-	--build_dir=.kunit --jobs="$JOBS" --make_options "CC=$KCC" \
+locked python3 tools/testing/kunit/kunit.py run "${KUNIT_OPTS[@]}" \
 	--qemu_args="$qemu_args" --timeout="${KUNIT_TIMEOUT:-1800}" \
 	--kernel_args=hugepages=4 \
 	--raw_output=all "$@" > "$BUILD/kunit.raw" 2>&1

@@ -10,8 +10,6 @@ cd "$KTREE"
 [ -f .kunit/.config ] || die "no test kernel config: run scripts/kunit.sh first"
 mkdir -p "$BUILD/static"
 git diff -U0 base series > "$BUILD/static/added.diff"
-fail=0
-result() { if [ "$1" = 0 ]; then echo "PASS $2"; else echo "FAIL $2"; fail=1; fi; }
 
 # W=1 + sparse on the objects of every C file the series adds or changes.
 mapfile -t cfiles < <(git diff --name-only --diff-filter=AM base series -- 'drivers/*.c')

@@ -5,8 +5,6 @@
 # amdgpu render node they must skip, exit 4), build the reference tool and
 # run its unit test, and check that the tool reports a missing device.
 . "$(dirname "$0")/common.sh"
-fail=0
-result() { if [ "$1" = 0 ]; then echo "PASS $2"; else echo "FAIL $2"; fail=1; fi; }
 have_amdgpu() {
 	local n
 	for n in /sys/class/drm/renderD*/device/driver; do
