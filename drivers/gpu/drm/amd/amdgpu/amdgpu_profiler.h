@@ -18,7 +18,7 @@ struct drm_file;
  * number when something is added that userspace may probe for.
  */
 #define AMDGPU_PROFILER_VERSION_MAJOR	1
-#define AMDGPU_PROFILER_VERSION_MINOR	0
+#define AMDGPU_PROFILER_VERSION_MINOR	1
 #define AMDGPU_PROFILER_VERSION \
 	((AMDGPU_PROFILER_VERSION_MAJOR << 24) | AMDGPU_PROFILER_VERSION_MINOR)
 

@@ -27,45 +27,61 @@
  * The RLC Stream Performance Monitor (SPM) of each XCC streams counter
  * samples into a ring in memory. The SPM manager gives one DRM file at a
  * time exclusive use of the SPM of all XCCs of a partition (one manager per
- * XCP, or one for the device when it has no XCP manager), owns a kernel ring
- * per XCC and copies the rings into destination buffers that the owner
- * installs with %AMDGPU_SPM_OP_SET_DEST_BUF.
+ * XCP, or one for the device when it has no XCP manager), owns the SPM_VMID
+ * and a kernel ring per XCC, and copies the rings into destination buffers
+ * that the owner installs with %AMDGPU_SPM_OP_SET_DEST_BUF
+ * (amdgpu_spm_buf.c), with the drain core of amdgpu_spm_drain.c.
+ *
+ * One worker per acquisition does everything that touches the hardware or
+ * the destination buffers. The ioctls change what the worker is asked for
+ * and wait for it; they never touch a register. The worker drains on an
+ * hrtimer whose period follows the fill rate (amdgpu_spm_pace_next()): the
+ * rings run in the mode that never stalls, because on parts before GC 12
+ * the mode that stalls when full and interrupts at a threshold stalls at
+ * the threshold (see the "workaround for hw stall issue" posting on
+ * amd-gfx), and the drain core detects a ring that lapped. No interrupt is
+ * used.
  *
  * Locking, outermost first:
  *
- * - &amdgpu_spm_mgr.lock serialises ACQUIRE and release of a partition; the
- *   whole teardown of an acquisition runs under it, so a new owner never
- *   sees hardware that the old one is still stopping.
- * - &amdgpu_spm_session.buf_lock serialises SET_DEST_BUF calls of the owner
- *   and guards the pin cache. Pinning (mmap_lock) nests inside it.
- * - &amdgpu_spm_session.drain_lock is held by the drain worker; it guards the
- *   ring read pointers, the current destination and the shares. The worker
- *   may fault user pages (mmap_lock) under it.
- * - &amdgpu_spm.arb_lock is a leaf spinlock taken from the interrupt
- *   handler and the job submission path.
+ * - &amdgpu_spm_mgr.lock serialises ACQUIRE and release of a partition. It
+ *   is held across allocations and while release waits for the worker, and
+ *   is never taken by the reset path.
+ * - The XCP manager's xcp_lock, where there is one, is taken inside it for
+ *   the partition's XCC mask and &amdgpu_spm.acquiring, so that a partition
+ *   switch (which checks that count under the same lock) cannot run
+ *   between them.
+ * - &amdgpu_spm_session.buf_lock serialises SET_DEST_BUF calls and guards
+ *   the pin cache. Pinning (mmap_lock) nests inside it.
+ * - &amdgpu_spm_session.drain_lock is held by the worker; it guards the
+ *   current and next buffers, the drain state and the hardware state of
+ *   the acquisition. The worker may fault user pages under it.
+ * - The reset domain's semaphore is only ever taken by the worker, with
+ *   down_read_trylock(), inside drm_dev_enter() and while the device is not
+ *   suspended, around its register accesses: no allocation, user memory,
+ *   notifier or wait for the worker happens under it, so a reset that
+ *   holds it for writing never waits for the SPM manager.
+ * - &amdgpu_spm.arb_lock is a leaf spinlock taken from the job submission
+ *   path.
  *
- * Waiters of SET_DEST_BUF sleep with no lock held and pin the session with
- * &amdgpu_spm_session.users; release marks the session dying, wakes them and
- * waits for that count to drop to zero before it frees anything.
- *
- * Draining is driven by the RLC SPM interrupt and by a timer backstop;
- * nothing polls. The worker is the only code that writes to destination
- * buffers, so that buffers that cannot be pinned are written with
- * copy_to_user() under the owner's mm from a kernel thread.
+ * A GPU reset or a resume from suspend loses the RLC's SPM programming;
+ * amdgpu_spm_hw_lost() (called where the RLC is resumed) and the device's
+ * reset counter tell the worker, which programs the hardware again and
+ * reports the gap as data loss. Data the rings held is drained first.
  */
 
 #include <linux/capability.h>
 #include <linux/fdtable.h>
+#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
-#include <linux/mmu_notifier.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/pm_runtime.h>
+#include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
-#include <linux/string.h>
-#include <linux/timer.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -73,25 +89,26 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
+#include <kunit/static_stub.h>
 
 #include "amdgpu.h"
 #include "amdgpu_profiler.h"
 #include "amdgpu_reset.h"
 #include "amdgpu_spm.h"
+#include "amdgpu_spm_buf.h"
 #include "amdgpu_xcp.h"
-
-/* Number of destination buffers whose pins are kept between swaps */
-#define AMDGPU_SPM_PIN_CACHE	3
-
-/* A ring with less than 1/8 free was full: the RLC dropped samples */
-#define AMDGPU_SPM_FULL_SHIFT	3
 
 int amdgpu_spm_paranoid = 1;
 module_param_named(spm_paranoid, amdgpu_spm_paranoid, int, 0644);
 MODULE_PARM_DESC(spm_paranoid,
 		 "SPM profiling: 1 = only CAP_PERFMON or CAP_SYS_ADMIN may acquire SPM (default), 0 = any user with access to the render node");
 
-unsigned int amdgpu_spm_ring_size = 4u << 20;
+bool amdgpu_spm_unsafe_vmid0;
+module_param_named(spm_unsafe_vmid0, amdgpu_spm_unsafe_vmid0, bool, 0644);
+MODULE_PARM_DESC(spm_unsafe_vmid0,
+		 "Allow SPM profiling on GPUs whose RLC writes the SPM ring through VMID 0 (GC 9.4.x); while it runs, work submitted to the partition may redirect those writes (default false)");
+
+unsigned int amdgpu_spm_ring_size = SZ_4M;
 module_param_named(spm_ring_size, amdgpu_spm_ring_size, uint, 0444);
 MODULE_PARM_DESC(spm_ring_size,
 		 "SPM ring size per XCC in bytes, a power of two from 64 KiB to 256 MiB (default 4 MiB)");
@@ -99,65 +116,38 @@ MODULE_PARM_DESC(spm_ring_size,
 unsigned int amdgpu_spm_backstop_ms = 100;
 module_param_named(spm_backstop_ms, amdgpu_spm_backstop_ms, uint, 0644);
 MODULE_PARM_DESC(spm_backstop_ms,
-		 "SPM drain timer period in ms, a backstop for the RLC interrupt (default 100)");
+		 "SPM drain period in ms while nothing streams (default 100)");
 
-/**
- * struct amdgpu_spm_pin - a destination buffer known to the session
- * @addr: user address.
- * @size: size in bytes.
- * @mm: address space of @addr (mmgrab() reference).
- * @pages: pinned pages, or NULL when the buffer could not be pinned and is
- *	written with copy_to_user() under @mm.
- * @npages: number of entries of @pages, charged to @mm's pinned_vm.
- * @charged: @npages were charged to RLIMIT_MEMLOCK.
- * @lru: last use, to pick the cache entry to drop.
- * @notifier: tells when @addr no longer maps @pages (munmap, remap), so
- *	that a cached pin is not reused for a different mapping.
- * @seq: @notifier sequence when @pages were pinned.
- * @notified: @notifier is registered.
- */
-struct amdgpu_spm_pin {
-	unsigned long addr;
-	u32 size;
-	struct mm_struct *mm;
-	struct page **pages;
-	unsigned long npages;
-	bool charged;
-	u64 lru;
-#if IS_ENABLED(CONFIG_MMU_NOTIFIER)
-	struct mmu_interval_notifier notifier;
-	unsigned long seq;
-#endif
-	bool notified;
+/* The shortest drain period: 10000 wake-ups per second at most */
+#define AMDGPU_SPM_MIN_PERIOD_NS	(100 * NSEC_PER_USEC)
+/* How soon the worker tries again when it could not reach the hardware */
+#define AMDGPU_SPM_RETRY_NS		(10 * NSEC_PER_MSEC)
+
+/* What the hardware of an acquisition is, or is asked to be */
+enum amdgpu_spm_hw {
+	/* Not ours: stopped, SPM_VMID given back, ring cleared */
+	AMDGPU_SPM_HW_NONE,
+	/* Stopped, our ring and SPM_VMID 0 programmed */
+	AMDGPU_SPM_HW_PROGRAMMED,
+	/* Streaming into our rings */
+	AMDGPU_SPM_HW_RUNNING,
 };
 
 /**
  * struct amdgpu_spm_xcc - per-XCC state of an acquisition
  * @xcc: logical XCC id.
  * @ring: the ring memory.
- * @data_size: bytes of ring data (after the write pointer header).
- * @rptr: read offset into the data area; guarded by drain_lock.
- * @lost: samples were lost while no buffer was installed; reported in the
- *	next share; guarded by drain_lock.
- * @share_off: offset of this XCC's share in the current buffer.
- * @share_cap: data bytes the share can hold (header excluded).
- * @copied: data bytes copied into the share; guarded by drain_lock.
- * @loss: the share lost data; guarded by drain_lock.
- * @hdr_dirty: the share header needs writing; guarded by drain_lock.
- * @irq: the interrupt of this XCC is enabled.
+ * @cur: the drain's view of the ring; guarded by drain_lock.
+ * @sh: the XCC's share of the current buffer (capacity 0 when there is
+ *	none); guarded by drain_lock.
+ * @seq: buffers installed for this XCC; guarded by drain_lock.
  */
 struct amdgpu_spm_xcc {
 	u32 xcc;
 	struct amdgpu_spm_ring ring;
-	u32 data_size;
-	u32 rptr;
-	bool lost;
-	u32 share_off;
-	u32 share_cap;
-	u32 copied;
-	bool loss;
-	bool hdr_dirty;
-	bool irq;
+	struct amdgpu_spm_cursor cur;
+	struct amdgpu_spm_share sh;
+	u32 seq;
 };
 
 /**
@@ -165,25 +155,32 @@ struct amdgpu_spm_xcc {
  * @mgr: the manager.
  * @owner: the DRM file that acquired.
  * @owner_id: files_struct of the acquiring task, for amdgpu_flush().
- * @users: SET_DEST_BUF calls inside the session, see amdgpu_spm_session_get().
- * @dying: release has begun; no new buffer is installed.
- * @wq: SET_DEST_BUF waiters for a full buffer.
- * @buf_lock: serialises SET_DEST_BUF; guards @pins and @started.
- * @drain_lock: held by the drain worker; guards @cur, @next, @swap, @full
- *	and the per-XCC drain state.
+ * @users: SET_DEST_BUF calls inside the session, see spm_session_get().
+ * @dying: release has begun; no new buffer is installed. Written under
+ *	drain_lock, read with READ_ONCE().
+ * @wq: SET_DEST_BUF waiters for a full buffer, and release waiting for the
+ *	hardware to be given back.
+ * @buf_lock: serialises SET_DEST_BUF; guards @pins.
+ * @drain_lock: held by the worker; guards everything below.
  * @work: the drain worker.
- * @timer: drain backstop.
- * @started: the RLC is sampling.
+ * @timer: schedules @work.
+ * @pins: cache of destination buffers.
  * @cur: buffer being filled, or NULL.
- * @next: buffer to install at the next drain, see @swap.
+ * @next: buffer to install, see @swap.
  * @swap: SET_DEST_BUF asks the worker to retire @cur and install @next.
  * @retired_bytes: data bytes in the buffer the last swap retired.
  * @retired_loss: that buffer lost data.
- * @full: a share of @cur is full; wakes @wq.
- * @pins: cache of pinned destinations.
- * @lru: counter for @pins.
- * @wakeups: worker runs, for the benchmark.
- * @drained: bytes consumed from the rings, for the benchmark.
+ * @full: a share of @cur is full; read by waiters with READ_ONCE().
+ * @hw: the state the hardware is known to be in; read by release with
+ *	READ_ONCE().
+ * @want: the state asked for.
+ * @hw_gen: &amdgpu_spm.hw_gen when the hardware was programmed.
+ * @reset_count: the device's reset counter then.
+ * @tampered: a ring register changed behind the manager's back; the
+ *	hardware was given back and SET_DEST_BUF fails with -EIO.
+ * @quit: release is done with the worker: it does not rearm @timer.
+ * @pace: the adaptive drain period.
+ * @stats: counters, see &struct amdgpu_spm_stats.
  * @num_xcc: entries of @xcc.
  * @xcc: per-XCC state, in ascending logical XCC order.
  */
@@ -197,18 +194,22 @@ struct amdgpu_spm_session {
 	struct mutex buf_lock; /* see above */
 	struct mutex drain_lock; /* see above */
 	struct work_struct work;
-	struct timer_list timer;
-	bool started;
+	struct hrtimer timer;
+	struct amdgpu_spm_pins pins;
 	struct amdgpu_spm_pin *cur;
 	struct amdgpu_spm_pin *next;
 	bool swap;
 	u32 retired_bytes;
 	bool retired_loss;
 	bool full;
-	struct amdgpu_spm_pin pins[AMDGPU_SPM_PIN_CACHE];
-	u64 lru;
-	u64 wakeups;
-	u64 drained;
+	enum amdgpu_spm_hw hw;
+	enum amdgpu_spm_hw want;
+	int hw_gen;
+	int reset_count;
+	bool tampered;
+	bool quit;
+	struct amdgpu_spm_pace pace;
+	struct amdgpu_spm_stats stats;
 	unsigned int num_xcc;
 	struct amdgpu_spm_xcc xcc[] __counted_by(num_xcc);
 };
@@ -218,6 +219,11 @@ static const struct amdgpu_spm_funcs *spm_funcs(struct amdgpu_spm_session *s)
 	return s->mgr->adev->spm.funcs;
 }
 
+static u32 spm_data_size(void)
+{
+	return amdgpu_spm_ring_size - AMDGPU_SPM_RING_HDR_SIZE;
+}
+
 /* ---- arbitration of SPM_VMID with graphics ---- */
 
 /**
@@ -225,7 +231,7 @@ static const struct amdgpu_spm_funcs *spm_funcs(struct amdgpu_spm_session *s)
  * @adev: the device
  * @xcc: logical XCC
  *
- * Called from the job submission path before a write of SPM_VMID; lockless.
+ * Context: any; lockless.
  *
  * Return: true if nobody but the SPM manager may write SPM_VMID of @xcc.
  */
@@ -244,9 +250,9 @@ bool amdgpu_spm_xcc_owned(struct amdgpu_device *adev, u32 xcc)
  * init/resume. A plain check of amdgpu_spm_xcc_owned() races with ACQUIRE:
  * a writer that checked just before the claim could overwrite the VMID the
  * profiler programmed. The writer is counted before it checks, and ACQUIRE
- * claims the XCC, then waits until no writer is counted, then programs the
- * VMID, so a writer either sees the claim or finishes before the VMID is
- * programmed.
+ * claims the XCC, then waits until no writer is counted, and only then lets
+ * its worker program the VMID, so a writer either sees the claim or is done
+ * before the VMID is programmed.
  *
  * Context: any, including the scheduler's run_job (fence signalling); takes
  * no lock and does not sleep. The write between begin and end must not
@@ -284,6 +290,29 @@ void amdgpu_spm_vmid_write_end(struct amdgpu_device *adev, u32 xcc)
 		wake_up_var(&adev->spm.vmid_writers[xcc]);
 }
 
+/**
+ * amdgpu_spm_ring_writes_vmid - whether a job on @ring selects SPM_VMID
+ * @ring: the ring a job runs on
+ *
+ * SPM samples the graphics engine of an XCC; only the jobs of that XCC's
+ * graphics and compute rings (and its KIQ) point SPM_VMID at their VM.
+ * Other rings (SDMA, VCN, JPEG) have no XCC of their own; &amdgpu_ring.xcc_id
+ * is 0 for them.
+ *
+ * Return: true for a GFX, compute or KIQ ring.
+ */
+bool amdgpu_spm_ring_writes_vmid(struct amdgpu_ring *ring)
+{
+	switch (ring->funcs->type) {
+	case AMDGPU_RING_TYPE_GFX:
+	case AMDGPU_RING_TYPE_COMPUTE:
+	case AMDGPU_RING_TYPE_KIQ:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* After claiming @s's XCCs: wait for writers that checked before the claim */
 static void spm_wait_vmid_writers(struct amdgpu_spm_session *s)
 {
@@ -299,297 +328,415 @@ static void spm_wait_vmid_writers(struct amdgpu_spm_session *s)
 	}
 }
 
-/**
- * amdgpu_spm_gfx_vmid_get - count a graphics VMID reservation for SPM
- * @adev: the device
- *
- * %AMDGPU_VM_OP_RESERVE_VMID reserves a VMID on GFXHUB(0) so that a
- * graphics client can point SPM_VMID of XCC 0 at it. It and the profiler
- * exclude each other.
- *
- * Return: 0, or -EBUSY while the profiler owns the SPM of XCC 0.
+/*
+ * The logical XCCs whose jobs a file submits: those of its partition, or
+ * every XCC for the primary node and for devices without partitions.
  */
-int amdgpu_spm_gfx_vmid_get(struct amdgpu_device *adev)
+static u32 spm_file_xcc_mask(struct amdgpu_device *adev, struct drm_file *filp)
 {
+	struct amdgpu_fpriv *fpriv = filp->driver_priv;
+	u32 all = adev->gfx.xcc_mask ?
+		  GENMASK(NUM_XCC(adev->gfx.xcc_mask) - 1, 0) : BIT(0);
+	u32 mask = 0;
+
+	if (!adev->xcp_mgr || !fpriv || fpriv->xcp_id == AMDGPU_XCP_NO_PARTITION ||
+	    fpriv->xcp_id >= adev->xcp_mgr->num_xcps)
+		return all;
+	mutex_lock(&adev->xcp_mgr->xcp_lock);
+	if (amdgpu_xcp_get_inst_details(&adev->xcp_mgr->xcp[fpriv->xcp_id],
+					AMDGPU_XCP_GFX, &mask))
+		mask = all;
+	mutex_unlock(&adev->xcp_mgr->xcp_lock);
+	return mask & GENMASK(AMDGPU_SPM_MAX_XCC - 1, 0);
+}
+
+/**
+ * amdgpu_spm_gfx_vmid_reserve - %AMDGPU_VM_OP_RESERVE_VMID
+ * @adev: the device
+ * @filp: the file the ioctl came through
+ *
+ * Reserves a VMID on GFXHUB(0) for @filp's VM, as graphics clients do to
+ * point SPM_VMID at their VM, and counts the reservation against the XCCs
+ * of @filp's partition: the profiler and such a reservation exclude each
+ * other per XCC. A second call through the same file does nothing.
+ *
+ * Context: process context; takes &amdgpu_spm.gfx_vmid_lock on devices
+ * with SPM.
+ * Return: 0, or -EBUSY while the profiler owns the SPM of one of those
+ * XCCs.
+ */
+int amdgpu_spm_gfx_vmid_reserve(struct amdgpu_device *adev,
+				struct drm_file *filp)
+{
+	struct amdgpu_fpriv *fpriv = filp->driver_priv;
+	struct amdgpu_vm *vm = &fpriv->vm;
+	unsigned long mask = spm_file_xcc_mask(adev, filp);
+	struct amdgpu_spm *spm = &adev->spm;
+	unsigned int x;
 	int r = 0;
 
-	spin_lock_irq(&adev->spm.arb_lock);
-	if (adev->spm.profiler_xcc_mask & BIT(0))
+	if (!spm->funcs) {
+		/* No profiler on this device: nothing to exclude */
+		if (!vm->reserved_vmid[AMDGPU_GFXHUB(0)]) {
+			r = amdgpu_vmid_alloc_reserved(adev, AMDGPU_GFXHUB(0));
+			if (!r)
+				vm->reserved_vmid[AMDGPU_GFXHUB(0)] = true;
+		}
+		return r;
+	}
+
+	mutex_lock(&spm->gfx_vmid_lock);
+	if (vm->reserved_vmid[AMDGPU_GFXHUB(0)])
+		goto out;
+
+	spin_lock_irq(&spm->arb_lock);
+	if (spm->profiler_xcc_mask & mask) {
 		r = -EBUSY;
-	else
-		adev->spm.gfx_users++;
-	spin_unlock_irq(&adev->spm.arb_lock);
+	} else {
+		for_each_set_bit(x, &mask, AMDGPU_SPM_MAX_XCC)
+			spm->gfx_users[x]++;
+	}
+	spin_unlock_irq(&spm->arb_lock);
+	if (r)
+		goto out;
+
+	r = amdgpu_vmid_alloc_reserved(adev, AMDGPU_GFXHUB(0));
+	if (r) {
+		vm->spm_xcc_mask = mask;
+		amdgpu_spm_gfx_vmid_release(adev, vm);
+		goto out;
+	}
+	vm->spm_xcc_mask = mask;
+	vm->reserved_vmid[AMDGPU_GFXHUB(0)] = true;
+out:
+	mutex_unlock(&spm->gfx_vmid_lock);
 	return r;
 }
 
 /**
- * amdgpu_spm_gfx_vmid_put - drop a reservation from amdgpu_spm_gfx_vmid_get()
+ * amdgpu_spm_gfx_vmid_unreserve - %AMDGPU_VM_OP_UNRESERVE_VMID
  * @adev: the device
+ * @filp: the file the ioctl came through
+ *
+ * Undoes amdgpu_spm_gfx_vmid_reserve(); does nothing if @filp's VM holds no
+ * reservation.
+ *
+ * Context: process context; takes &amdgpu_spm.gfx_vmid_lock.
  */
-void amdgpu_spm_gfx_vmid_put(struct amdgpu_device *adev)
+void amdgpu_spm_gfx_vmid_unreserve(struct amdgpu_device *adev,
+				   struct drm_file *filp)
 {
-	spin_lock_irq(&adev->spm.arb_lock);
-	if (!WARN_ON(!adev->spm.gfx_users))
-		adev->spm.gfx_users--;
-	spin_unlock_irq(&adev->spm.arb_lock);
+	struct amdgpu_fpriv *fpriv = filp->driver_priv;
+	struct amdgpu_vm *vm = &fpriv->vm;
+	bool spm = adev->spm.funcs;
+
+	if (spm)
+		mutex_lock(&adev->spm.gfx_vmid_lock);
+	if (vm->reserved_vmid[AMDGPU_GFXHUB(0)]) {
+		amdgpu_vmid_free_reserved(adev, AMDGPU_GFXHUB(0));
+		amdgpu_spm_gfx_vmid_release(adev, vm);
+		vm->reserved_vmid[AMDGPU_GFXHUB(0)] = false;
+	}
+	if (spm)
+		mutex_unlock(&adev->spm.gfx_vmid_lock);
 }
 
-static int spm_claim_xccs(struct amdgpu_spm_session *s, u32 mask)
+/**
+ * amdgpu_spm_gfx_vmid_release - stop counting a VM's VMID reservation
+ * @adev: the device
+ * @vm: a VM whose GFXHUB(0) VMID reservation goes away
+ *
+ * Called by amdgpu_spm_gfx_vmid_unreserve() and by amdgpu_vm_fini() when
+ * it frees the reservation.
+ *
+ * Context: any; takes &amdgpu_spm.arb_lock.
+ */
+void amdgpu_spm_gfx_vmid_release(struct amdgpu_device *adev,
+				 struct amdgpu_vm *vm)
+{
+	unsigned long mask = vm->spm_xcc_mask;
+	struct amdgpu_spm *spm = &adev->spm;
+	unsigned long flags;
+	unsigned int x;
+
+	/* Only reservations made where the profiler exists are counted */
+	if (!mask)
+		return;
+	spin_lock_irqsave(&spm->arb_lock, flags);
+	for_each_set_bit(x, &mask, AMDGPU_SPM_MAX_XCC)
+		if (!WARN_ON(!spm->gfx_users[x]))
+			spm->gfx_users[x]--;
+	spin_unlock_irqrestore(&spm->arb_lock, flags);
+	vm->spm_xcc_mask = 0;
+}
+
+static int spm_claim_xccs(struct amdgpu_spm_session *s, unsigned long mask)
 {
 	struct amdgpu_spm *spm = &s->mgr->adev->spm;
+	unsigned int x;
 	int r = 0;
 
 	spin_lock_irq(&spm->arb_lock);
-	if ((spm->profiler_xcc_mask & mask) ||
-	    ((mask & BIT(0)) && spm->gfx_users))
+	if (spm->profiler_xcc_mask & mask)
 		r = -EBUSY;
-	else
+	for_each_set_bit(x, &mask, AMDGPU_SPM_MAX_XCC)
+		if (spm->gfx_users[x])
+			r = -EBUSY;
+	if (!r)
 		WRITE_ONCE(spm->profiler_xcc_mask, spm->profiler_xcc_mask | mask);
 	spin_unlock_irq(&spm->arb_lock);
 	return r;
 }
 
+static u32 spm_session_mask(struct amdgpu_spm_session *s)
+{
+	unsigned int i;
+	u32 mask = 0;
+
+	for (i = 0; i < s->num_xcc; i++)
+		mask |= BIT(s->xcc[i].xcc);
+	return mask;
+}
+
+static void spm_unclaim_xccs(struct amdgpu_spm_session *s)
+{
+	struct amdgpu_spm *spm = &s->mgr->adev->spm;
+
+	spin_lock_irq(&spm->arb_lock);
+	WRITE_ONCE(spm->profiler_xcc_mask,
+		   spm->profiler_xcc_mask & ~spm_session_mask(s));
+	spin_unlock_irq(&spm->arb_lock);
+}
+
+/* ---- the worker: hardware ---- */
+
 /*
- * Route the interrupts of @s's XCCs to it, once every step of ACQUIRE
- * succeeded: an interrupt that arrives earlier (left pending by a previous
- * acquisition, or raised as irq_get enables it) must not queue the worker
- * of a session that a failing ACQUIRE is about to free.
+ * Register access from the worker: not after unplug (but at the device's
+ * teardown, which comes after drm_dev_unplug() while the registers are
+ * still mapped), not while the device is suspended, and not while a reset
+ * holds the reset domain's semaphore. Returns 1 with the device entered
+ * (*@idx -1 at teardown) and the semaphore held for reading, 0 if the
+ * hardware cannot be reached now, -ENODEV if it is gone.
  */
-static void spm_route_xccs(struct amdgpu_spm_session *s)
+static int spm_hw_enter(struct amdgpu_device *adev, int *idx)
 {
-	struct amdgpu_spm *spm = &s->mgr->adev->spm;
-	unsigned int i;
-
-	spin_lock_irq(&spm->arb_lock);
-	for (i = 0; i < s->num_xcc; i++)
-		spm->xcc_sess[s->xcc[i].xcc] = s;
-	spin_unlock_irq(&spm->arb_lock);
-}
-
-static void spm_unclaim_xccs(struct amdgpu_spm_session *s, u32 mask)
-{
-	struct amdgpu_spm *spm = &s->mgr->adev->spm;
-	unsigned int i;
-
-	spin_lock_irq(&spm->arb_lock);
-	for (i = 0; i < s->num_xcc; i++)
-		spm->xcc_sess[s->xcc[i].xcc] = NULL;
-	WRITE_ONCE(spm->profiler_xcc_mask, spm->profiler_xcc_mask & ~mask);
-	spin_unlock_irq(&spm->arb_lock);
-}
-
-/* ---- hardware access from the worker ---- */
-
-static bool spm_hw_enter(struct amdgpu_device *adev, int *idx)
-{
-	if (!drm_dev_enter(adev_to_drm(adev), idx))
-		return false;
-	/* A fake device of the KUnit tests has no reset domain */
-	if (adev->reset_domain && !down_read_trylock(&adev->reset_domain->sem)) {
-		drm_dev_exit(*idx);
-		return false;
+	if (!drm_dev_enter(adev_to_drm(adev), idx)) {
+		if (!READ_ONCE(adev->spm.teardown))
+			return -ENODEV;
+		*idx = -1;
 	}
-	return true;
+	if (adev->in_suspend || !down_read_trylock(&adev->reset_domain->sem)) {
+		if (*idx >= 0)
+			drm_dev_exit(*idx);
+		return 0;
+	}
+	return 1;
 }
 
 static void spm_hw_exit(struct amdgpu_device *adev, int idx)
 {
-	if (adev->reset_domain)
-		up_read(&adev->reset_domain->sem);
-	drm_dev_exit(idx);
+	up_read(&adev->reset_domain->sem);
+	if (idx >= 0)
+		drm_dev_exit(idx);
 }
 
-/*
- * ACQUIRE, SET_DEST_BUF and release program registers; a GPU reset must not
- * run meanwhile. The reset domain semaphore is taken outside the manager's
- * locks: the reset path holds it while it calls amdgpu_spm_suspend().
- */
-static void spm_reset_lock(struct amdgpu_device *adev)
+/* The GPU was reset or resumed since the hardware was programmed */
+static bool spm_hw_lost(struct amdgpu_spm_session *s)
 {
-	if (adev->reset_domain)
-		down_read(&adev->reset_domain->sem);
+	struct amdgpu_device *adev = s->mgr->adev;
+
+	return s->hw != AMDGPU_SPM_HW_NONE &&
+	       (atomic_read(&adev->spm.hw_gen) != s->hw_gen ||
+		atomic_read(&adev->gpu_reset_counter) != s->reset_count);
 }
 
-static void spm_reset_unlock(struct amdgpu_device *adev)
+static void spm_mark_loss(struct amdgpu_spm_session *s)
 {
-	if (adev->reset_domain)
-		up_read(&adev->reset_domain->sem);
+	unsigned int i;
+
+	for (i = 0; i < s->num_xcc; i++) {
+		s->xcc[i].sh.loss = true;
+		s->xcc[i].sh.dirty = true;
+	}
 }
 
-/* ---- destination buffers ---- */
-
-static int spm_dst_write(struct amdgpu_spm_pin *p, u32 off, const void *src,
-			 u32 len)
-{
-	unsigned long pos;
-
-	if (!p->pages) {
-		/* Only ever under the mm the address belongs to */
-		if (current->mm != p->mm)
-			return -EFAULT;
-		return copy_to_user((void __user *)(p->addr + off), src, len) ?
-			-EFAULT : 0;
-	}
-
-	pos = offset_in_page(p->addr) + off;
-	while (len) {
-		u32 o = offset_in_page(pos);
-		u32 n = min_t(u32, len, PAGE_SIZE - o);
-
-		memcpy_to_page(p->pages[pos >> PAGE_SHIFT], o, src, n);
-		pos += n;
-		src += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static void spm_write_header(struct amdgpu_spm_pin *p, struct amdgpu_spm_xcc *x)
-{
-	struct drm_amdgpu_spm_buffer_header hdr = {
-		.version = AMDGPU_PROFILER_VERSION,
-		.bytes_copied = x->copied,
-		.has_data_loss = x->loss,
-	};
-
-	if (spm_dst_write(p, x->share_off, &hdr, sizeof(hdr)))
-		x->loss = true;
-	x->hdr_dirty = false;
-}
-
-/* Consume @len ring bytes at @src into the share of @x */
-static void spm_copy_chunk(struct amdgpu_spm_session *s, struct amdgpu_spm_xcc *x,
-			   const void *src, u32 len)
-{
-	struct amdgpu_spm_pin *p = s->cur;
-	u32 n;
-
-	s->drained += len;
-	if (!p) {
-		x->lost = true;
-		return;
-	}
-	n = min(len, x->share_cap - x->copied);
-	if (n) {
-		if (spm_dst_write(p, x->share_off + sizeof(struct drm_amdgpu_spm_buffer_header) +
-				  x->copied, src, n))
-			x->loss = true;
-		else
-			x->copied += n;
-		x->hdr_dirty = true;
-	}
-	if (n < len) {
-		x->loss = true;
-		x->hdr_dirty = true;
-	}
-	if (x->copied == x->share_cap)
-		s->full = true;
-}
-
-/*
- * Copy what the RLC wrote since the last drain. The write pointer is a byte
- * offset into the data area. Parts with an overrun guard may report a write
- * pointer past the end of the data area: the segment was written there in
- * one piece and the next one starts at offset 0. When such a lap ended while
- * nobody was looking, how far it went is unknown: copy up to the end of the
- * data area only, never the guard, and report the rest as lost.
- */
-static void spm_drain_xcc_locked(struct amdgpu_spm_session *s,
-				 struct amdgpu_spm_xcc *x, bool hw)
+/* Program every XCC: stopped, our ring, then SPM_VMID 0 */
+static void spm_hw_program(struct amdgpu_spm_session *s)
 {
 	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
 	struct amdgpu_device *adev = s->mgr->adev;
-	u8 *data = x->ring.cpu_addr + AMDGPU_SPM_RING_HDR_SIZE;
-	u32 size = x->data_size;
-	u32 r = x->rptr;
-	u32 w, used;
+	unsigned int i;
+
+	for (i = 0; i < s->num_xcc; i++) {
+		struct amdgpu_spm_xcc *x = &s->xcc[i];
+
+		/* Stop whatever runs before the ring and VMID change */
+		funcs->stop(adev, x->xcc);
+		funcs->set_ring(adev, x->xcc, x->ring.gpu_addr,
+				x->cur.size + AMDGPU_SPM_RING_HDR_SIZE);
+		/* VMID 0 only once the ring base is ours */
+		funcs->set_vmid(adev, x->xcc, 0);
+	}
+	s->hw_gen = atomic_read(&adev->spm.hw_gen);
+	s->reset_count = atomic_read(&adev->gpu_reset_counter);
+	s->hw = AMDGPU_SPM_HW_PROGRAMMED;
+}
+
+static void spm_hw_start(struct amdgpu_spm_session *s)
+{
+	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
+	struct amdgpu_device *adev = s->mgr->adev;
+	unsigned int i;
+
+	for (i = 0; i < s->num_xcc; i++) {
+		/* The RLC starts again at offset 0 */
+		amdgpu_spm_cursor_restart(&s->xcc[i].cur);
+		funcs->start(adev, s->xcc[i].xcc);
+	}
+	s->hw = AMDGPU_SPM_HW_RUNNING;
+}
+
+static void spm_hw_stop(struct amdgpu_spm_session *s)
+{
+	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
+	unsigned int i;
+
+	for (i = 0; i < s->num_xcc; i++)
+		funcs->stop(s->mgr->adev, s->xcc[i].xcc);
+	s->hw = AMDGPU_SPM_HW_PROGRAMMED;
+}
+
+/* Give the hardware back: stopped, SPM_VMID none, then no ring */
+static void spm_hw_release(struct amdgpu_spm_session *s)
+{
+	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
+	struct amdgpu_device *adev = s->mgr->adev;
+	unsigned int i;
+
+	for (i = 0; i < s->num_xcc; i++) {
+		funcs->stop(adev, s->xcc[i].xcc);
+		funcs->set_vmid(adev, s->xcc[i].xcc, AMDGPU_SPM_VMID_NONE);
+		funcs->set_ring(adev, s->xcc[i].xcc, 0, 0);
+	}
+	s->hw = AMDGPU_SPM_HW_NONE;
+}
+
+/* A ring register no longer holds what we wrote: stop, and say so */
+static bool spm_hw_check(struct amdgpu_spm_session *s)
+{
+	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
+	struct amdgpu_device *adev = s->mgr->adev;
+	unsigned int i;
+
+	for (i = 0; i < s->num_xcc; i++) {
+		struct amdgpu_spm_xcc *x = &s->xcc[i];
+
+		if (!funcs->ring_intact(adev, x->xcc, x->ring.gpu_addr,
+					x->cur.size + AMDGPU_SPM_RING_HDR_SIZE))
+			break;
+	}
+	if (i == s->num_xcc)
+		return true;
+	drm_warn_once(adev_to_drm(adev),
+		      "SPM ring registers of XCC %u changed behind the driver; SPM of partition %u stopped\n",
+		      s->xcc[i].xcc, s->mgr->xcp_id);
+	spm_hw_release(s);
+	spm_mark_loss(s);
+	s->tampered = true;
+	s->want = AMDGPU_SPM_HW_NONE;
+	return false;
+}
+
+/*
+ * Bring the hardware to the state asked for. Returns false if it could not
+ * be reached and the worker must try again.
+ */
+static bool spm_hw_step_locked(struct amdgpu_spm_session *s)
+{
+	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
+	struct amdgpu_device *adev = s->mgr->adev;
+	unsigned int i;
+	int idx, r;
 
 	lockdep_assert_held(&s->drain_lock);
 
-	w = READ_ONCE(*(u32 *)x->ring.cpu_addr);
-	/* Read the data only after the write pointer that covers it */
-	dma_rmb();
+	if (spm_hw_lost(s)) {
+		/* The RLC was reset: nothing of ours is programmed */
+		if (s->hw == AMDGPU_SPM_HW_RUNNING)
+			spm_mark_loss(s);
+		s->hw = AMDGPU_SPM_HW_NONE;
+	}
+	if (s->hw == s->want && s->hw != AMDGPU_SPM_HW_RUNNING)
+		return true;
 
-	if (w > size + funcs->overrun_guard ||
-	    !IS_ALIGNED(w, AMDGPU_SPM_LINE_SIZE)) {
-		/* Not a pointer the RLC can produce: drop everything */
-		x->lost = true;
-		if (s->cur) {
-			x->loss = true;
-			x->hdr_dirty = true;
-		}
-		x->rptr = 0;
+	r = spm_hw_enter(adev, &idx);
+	if (r < 0) {
+		/* Unplugged: the hardware is gone, and so is its DMA */
+		s->hw = AMDGPU_SPM_HW_NONE;
+		s->want = AMDGPU_SPM_HW_NONE;
+		return true;
+	}
+	if (!r)
+		return false;
+
+	if (s->want == AMDGPU_SPM_HW_NONE) {
+		if (s->hw != AMDGPU_SPM_HW_NONE)
+			spm_hw_release(s);
 		goto out;
 	}
-	if (w == r)
-		return;
+	if (s->hw == AMDGPU_SPM_HW_NONE)
+		spm_hw_program(s);
+	if (s->want == AMDGPU_SPM_HW_RUNNING && s->hw == AMDGPU_SPM_HW_PROGRAMMED)
+		spm_hw_start(s);
+	else if (s->want == AMDGPU_SPM_HW_PROGRAMMED && s->hw == AMDGPU_SPM_HW_RUNNING)
+		spm_hw_stop(s);
 
-	used = w >= r ? w - r : size - min(r, size) + w;
-	if (size - min(used, size) < size >> AMDGPU_SPM_FULL_SHIFT) {
-		/* Ring was (nearly) full: the RLC stopped at our read pointer */
-		if (s->cur) {
-			x->loss = true;
-			x->hdr_dirty = true;
-		} else {
-			x->lost = true;
-		}
+	if (s->hw == AMDGPU_SPM_HW_RUNNING && spm_hw_check(s)) {
+		for (i = 0; i < s->num_xcc; i++)
+			funcs->set_rdptr(adev, s->xcc[i].xcc,
+					 s->xcc[i].cur.rptr % s->xcc[i].cur.size);
 	}
-
-	if (w >= r) {
-		spm_copy_chunk(s, x, data + r, w - r);
-	} else {
-		if (r < size) {
-			spm_copy_chunk(s, x, data + r, size - r);
-			if (funcs->overrun_guard) {
-				if (s->cur) {
-					x->loss = true;
-					x->hdr_dirty = true;
-				} else {
-					x->lost = true;
-				}
-			}
-		}
-		spm_copy_chunk(s, x, data, w);
-	}
-	x->rptr = w;
 out:
-	if (hw) {
-		int idx;
-
-		if (spm_hw_enter(adev, &idx)) {
-			funcs->set_rdptr(adev, x->xcc, x->rptr >= size ? 0 : x->rptr);
-			spm_hw_exit(adev, idx);
-		}
-	}
+	spm_hw_exit(adev, idx);
+	return true;
 }
+
+/* ---- the worker: buffers ---- */
 
 static void spm_install_locked(struct amdgpu_spm_session *s,
 			       struct amdgpu_spm_pin *p)
 {
-	u32 share = 0;
+	u32 share = p ? amdgpu_spm_share_size(p->size, s->num_xcc) : 0;
+	u64 now = ktime_get_ns();
 	unsigned int i;
 
 	lockdep_assert_held(&s->drain_lock);
 
 	s->cur = p;
 	s->full = false;
-	if (p)
-		share = round_down(p->size / s->num_xcc, AMDGPU_SPM_LINE_SIZE);
 	for (i = 0; i < s->num_xcc; i++) {
 		struct amdgpu_spm_xcc *x = &s->xcc[i];
+		/* Loss while no buffer was installed counts in this one */
+		bool lost = !x->sh.cap && x->sh.loss;
 
-		x->share_off = i * share;
-		x->share_cap = share ? share - sizeof(struct drm_amdgpu_spm_buffer_header) : 0;
-		x->copied = 0;
-		x->loss = false;
-		x->hdr_dirty = false;
-		if (p) {
-			/* Loss while no buffer was installed counts here */
-			x->loss = x->lost;
-			x->lost = false;
-			x->hdr_dirty = true;
-		}
+		if (p)
+			x->seq++;
+		amdgpu_spm_share_init(&x->sh, share, i, s->num_xcc, x->xcc,
+				      x->seq, now);
+		x->sh.loss = lost;
 	}
+}
+
+static void spm_headers_locked(struct amdgpu_spm_session *s)
+{
+	unsigned int i;
+
+	if (!s->cur)
+		return;
+	for (i = 0; i < s->num_xcc; i++)
+		if (s->xcc[i].sh.dirty)
+			amdgpu_spm_share_header(&s->xcc[i].sh, &s->cur->dst,
+						AMDGPU_PROFILER_VERSION);
 }
 
 static void spm_retire_locked(struct amdgpu_spm_session *s)
@@ -598,462 +745,105 @@ static void spm_retire_locked(struct amdgpu_spm_session *s)
 	u32 bytes = 0;
 	bool loss = false;
 
-	lockdep_assert_held(&s->drain_lock);
-
+	spm_headers_locked(s);
 	for (i = 0; i < s->num_xcc; i++) {
-		struct amdgpu_spm_xcc *x = &s->xcc[i];
-
-		if (s->cur && x->hdr_dirty)
-			spm_write_header(s->cur, x);
-		bytes += x->copied;
-		loss |= x->loss;
+		bytes += s->xcc[i].sh.copied;
+		loss |= s->xcc[i].sh.loss;
 	}
 	s->retired_bytes = bytes;
 	s->retired_loss = loss;
-}
-
-static bool spm_pin_needs_mm(struct amdgpu_spm_pin *p)
-{
-	return p && !p->pages;
-}
-
-static void spm_drain(struct amdgpu_spm_session *s, bool hw)
-{
-	struct mm_struct *mm = NULL;
-	bool use_mm = false;
-	unsigned int i;
-
-	mutex_lock(&s->drain_lock);
-	s->wakeups++;
-
-	/* Unpinnable buffers are written under their mm, if it still exists */
-	if (spm_pin_needs_mm(s->cur) || (s->swap && spm_pin_needs_mm(s->next))) {
-		mm = spm_pin_needs_mm(s->cur) ? s->cur->mm : s->next->mm;
-		if ((current->flags & PF_KTHREAD) && !current->mm &&
-		    mmget_not_zero(mm)) {
-			kthread_use_mm(mm);
-			use_mm = true;
-		}
-	}
-
-	for (i = 0; i < s->num_xcc; i++)
-		spm_drain_xcc_locked(s, &s->xcc[i], hw);
-
-	if (s->swap) {
-		spm_retire_locked(s);
-		spm_install_locked(s, s->next);
-		s->next = NULL;
-		s->swap = false;
-	}
-
-	if (s->cur) {
-		for (i = 0; i < s->num_xcc; i++)
-			if (s->xcc[i].hdr_dirty)
-				spm_write_header(s->cur, &s->xcc[i]);
-	}
-
-	if (s->full)
-		wake_up_all(&s->wq);
-
-	if (use_mm) {
-		kthread_unuse_mm(mm);
-		mmput(mm);
-	}
-	mutex_unlock(&s->drain_lock);
 }
 
 static void spm_work(struct work_struct *work)
 {
 	struct amdgpu_spm_session *s =
 		container_of(work, struct amdgpu_spm_session, work);
-
-	spm_drain(s, true);
-}
-
-static void spm_timer(struct timer_list *t)
-{
-	struct amdgpu_spm_session *s = from_timer(s, t, timer);
-
-	queue_work(system_unbound_wq, &s->work);
-	mod_timer(&s->timer,
-		  jiffies + msecs_to_jiffies(max(amdgpu_spm_backstop_ms, 1u)));
-}
-
-/**
- * amdgpu_spm_irq - RLC SPM interrupt of an XCC
- * @adev: the device
- * @xcc: logical XCC that raised it
- *
- * Called by the IP's interrupt handler in interrupt context; only queues
- * the drain worker of the acquisition that owns @xcc, if any.
- */
-void amdgpu_spm_irq(struct amdgpu_device *adev, u32 xcc)
-{
-	struct amdgpu_spm_session *s;
-	unsigned long flags;
-
-	if (xcc >= AMDGPU_SPM_MAX_XCC)
-		return;
-	spin_lock_irqsave(&adev->spm.arb_lock, flags);
-	s = adev->spm.xcc_sess[xcc];
-	if (s)
-		queue_work(system_unbound_wq, &s->work);
-	spin_unlock_irqrestore(&adev->spm.arb_lock, flags);
-}
-
-/* ---- pin cache ---- */
-
-#if IS_ENABLED(CONFIG_MMU_NOTIFIER)
-/*
- * Called by the core mm when the range of a cached pin changes; takes no
- * lock of the manager, it only marks the pin stale for spm_pin_lookup().
- */
-static bool spm_pin_invalidate(struct mmu_interval_notifier *mni,
-			       const struct mmu_notifier_range *range,
-			       unsigned long cur_seq)
-{
-	mmu_interval_set_seq(mni, cur_seq);
-	return true;
-}
-
-static const struct mmu_interval_notifier_ops spm_pin_notifier_ops = {
-	.invalidate = spm_pin_invalidate,
-};
-
-static int spm_pin_watch(struct amdgpu_spm_pin *p)
-{
-	int r;
-
-	r = mmu_interval_notifier_insert(&p->notifier, p->mm, p->addr, p->size,
-					 &spm_pin_notifier_ops);
-	if (r)
-		return r;
-	p->notified = true;
-	p->seq = mmu_interval_read_begin(&p->notifier);
-	return 0;
-}
-
-static bool spm_pin_stale(struct amdgpu_spm_pin *p)
-{
-	return p->notified && mmu_interval_read_retry(&p->notifier, p->seq);
-}
-
-static void spm_pin_unwatch(struct amdgpu_spm_pin *p)
-{
-	if (p->notified)
-		mmu_interval_notifier_remove(&p->notifier);
-	p->notified = false;
-}
-#else
-/* Without notifiers a pin cannot be trusted once its buffer was retired */
-static int spm_pin_watch(struct amdgpu_spm_pin *p)
-{
-	return 0;
-}
-
-static bool spm_pin_stale(struct amdgpu_spm_pin *p)
-{
-	return !!p->pages;
-}
-
-static void spm_pin_unwatch(struct amdgpu_spm_pin *p)
-{
-}
-#endif
-
-static void spm_pin_drop(struct amdgpu_spm_pin *p)
-{
-	spm_pin_unwatch(p);
-	if (p->pages) {
-		unpin_user_pages_dirty_lock(p->pages, p->npages, true);
-		kvfree(p->pages);
-	}
-	if (p->charged)
-		atomic64_sub(p->npages, &p->mm->pinned_vm);
-	if (p->mm)
-		mmdrop(p->mm);
-	memset(p, 0, sizeof(*p));
-}
-
-/* A buffer that cannot be pinned may still be written through its mapping */
-static int spm_check_unpinnable(unsigned long addr, u32 size)
-{
-	struct mm_struct *mm = current->mm;
-	unsigned long end = addr + size;
-	struct vm_area_struct *vma;
-	int r = 0;
-
-	mmap_read_lock(mm);
-	while (addr < end) {
-		vma = vma_lookup(mm, addr);
-		if (!vma || !(vma->vm_flags & VM_WRITE) ||
-		    !(vma->vm_flags & (VM_PFNMAP | VM_IO))) {
-			r = -EFAULT;
-			break;
-		}
-		addr = vma->vm_end;
-	}
-	mmap_read_unlock(mm);
-	return r;
-}
-
-static int spm_pin(struct amdgpu_spm_pin *p, unsigned long addr, u32 size)
-{
-	unsigned long first = addr >> PAGE_SHIFT;
-	unsigned long last = (addr + size - 1) >> PAGE_SHIFT;
-	unsigned long npages = last - first + 1;
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	struct mm_struct *mm = current->mm;
-	struct page **pages;
-	int pinned, r;
-
-	if (!mm)
-		return -EFAULT;
-
-	memset(p, 0, sizeof(*p));
-	p->addr = addr;
-	p->size = size;
-	p->npages = npages;
-
-	if (!capable(CAP_IPC_LOCK)) {
-		if (atomic64_add_return(npages, &mm->pinned_vm) > limit) {
-			atomic64_sub(npages, &mm->pinned_vm);
-			return -ENOMEM;
-		}
-		p->charged = true;
-	}
-
-	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
-	if (!pages) {
-		r = -ENOMEM;
-		goto err_uncharge;
-	}
-
-	pinned = pin_user_pages_fast(addr & PAGE_MASK, npages,
-				     FOLL_WRITE | FOLL_LONGTERM, pages);
-	if (pinned == npages) {
-		p->pages = pages;
-		goto out;
-	}
-	if (pinned > 0)
-		unpin_user_pages(pages, pinned);
-	kvfree(pages);
-
-	/* Not pinnable: fine if it is a writable PFN or I/O mapping */
-	r = spm_check_unpinnable(addr, size);
-	if (r)
-		goto err_uncharge;
-	if (p->charged) {
-		atomic64_sub(npages, &mm->pinned_vm);
-		p->charged = false;
-	}
-out:
-	p->mm = mm;
-	mmgrab(mm);
-	return 0;
-
-err_uncharge:
-	if (p->charged)
-		atomic64_sub(npages, &mm->pinned_vm);
-	p->charged = false;
-	return r;
-}
-
-/* Find or make the cache entry for a destination; called with buf_lock */
-static int spm_pin_lookup(struct amdgpu_spm_session *s, unsigned long addr,
-			  u32 size, struct amdgpu_spm_pin **out)
-{
-	struct amdgpu_spm_pin tmp, *victim = NULL;
+	u64 now, most = 0, period;
+	struct mm_struct *mm = NULL;
 	unsigned int i;
-	int r;
+	bool reached;
 
-	lockdep_assert_held(&s->buf_lock);
+	mutex_lock(&s->drain_lock);
+	s->stats.wakeups++;
 
-	for (i = 0; i < AMDGPU_SPM_PIN_CACHE; i++) {
-		struct amdgpu_spm_pin *p = &s->pins[i];
-
-		if (p->mm != current->mm || p->addr != addr || p->size != size)
-			continue;
-		/*
-		 * Reuse the pin unless the range was unmapped or remapped
-		 * since; the buffer being filled is never dropped here.
-		 */
-		if (p != s->cur && spm_pin_stale(p)) {
-			spm_pin_drop(p);
-			break;
-		}
-		p->lru = ++s->lru;
-		*out = p;
-		return 0;
+	/* Buffers that are not pinned are written under their mm, if it lives */
+	if (amdgpu_spm_pin_needs_mm(s->cur) ||
+	    (s->swap && amdgpu_spm_pin_needs_mm(s->next))) {
+		mm = amdgpu_spm_pin_needs_mm(s->cur) ? s->cur->mm : s->next->mm;
+		if (mmget_not_zero(mm))
+			kthread_use_mm(mm);
+		else
+			mm = NULL;
 	}
 
-	r = spm_pin(&tmp, addr, size);
-	if (r)
-		return r;
+	now = ktime_get_ns();
+	for (i = 0; i < s->num_xcc; i++) {
+		struct amdgpu_spm_xcc *x = &s->xcc[i];
+		u64 before = x->cur.consumed, laps = x->cur.laps;
+		u32 n;
 
-	/* Evict the least recently used entry that is not being filled */
-	for (i = 0; i < AMDGPU_SPM_PIN_CACHE; i++) {
-		struct amdgpu_spm_pin *p = &s->pins[i];
+		n = amdgpu_spm_drain_ring(&x->cur, &x->sh,
+					  s->cur ? &s->cur->dst : NULL, now);
+		most = max_t(u64, most, n);
+		s->stats.drained += x->cur.consumed - before;
+		s->stats.laps += x->cur.laps - laps;
+		if (s->cur && x->sh.copied == x->sh.cap)
+			s->full = true;
+	}
 
-		if (p == s->cur)
-			continue;
-		if (!victim || !p->mm || (victim->mm && p->lru < victim->lru))
-			victim = p;
+	if (s->swap) {
+		spm_retire_locked(s);
+		spm_install_locked(s, s->next);
+		if (s->want != AMDGPU_SPM_HW_NONE)
+			s->want = s->next ? AMDGPU_SPM_HW_RUNNING :
+					    AMDGPU_SPM_HW_PROGRAMMED;
+		s->next = NULL;
+		s->swap = false;
 	}
-	if (victim->mm)
-		spm_pin_drop(victim);
-	*victim = tmp;
-	victim->lru = ++s->lru;
-	if (victim->pages) {
-		r = spm_pin_watch(victim);
-		if (r) {
-			spm_pin_drop(victim);
-			return r;
-		}
+
+	reached = spm_hw_step_locked(s);
+	spm_headers_locked(s);
+
+	if (mm) {
+		kthread_unuse_mm(mm);
+		mmput(mm);
 	}
-	*out = victim;
-	return 0;
+
+	period = amdgpu_spm_pace_next(&s->pace, now, most, spm_data_size(),
+				      AMDGPU_SPM_MIN_PERIOD_NS,
+				      (u64)max(amdgpu_spm_backstop_ms, 1u) * NSEC_PER_MSEC);
+	if (!reached)
+		period = min_t(u64, period, AMDGPU_SPM_RETRY_NS);
+	s->stats.period_ns = period;
+	if (!s->quit)
+		hrtimer_start(&s->timer, ns_to_ktime(period), HRTIMER_MODE_REL);
+	mutex_unlock(&s->drain_lock);
+
+	/* SET_DEST_BUF waiters for a full buffer; release for the hardware */
+	wake_up_all(&s->wq);
+}
+
+static enum hrtimer_restart spm_timer(struct hrtimer *t)
+{
+	struct amdgpu_spm_session *s = container_of(t, struct amdgpu_spm_session,
+						    timer);
+
+	queue_work(s->mgr->adev->spm.wq, &s->work);
+	return HRTIMER_NORESTART;
+}
+
+/* Run the worker now and wait for it */
+static void spm_kick(struct amdgpu_spm_session *s)
+{
+	queue_work(s->mgr->adev->spm.wq, &s->work);
+	flush_work(&s->work);
 }
 
 /* ---- acquisition ---- */
 
-static u32 spm_xcc_mask(struct amdgpu_device *adev, u32 xcp_id)
+static bool spm_allowed(void)
 {
-	u32 mask;
-
-	if (!adev->xcp_mgr)
-		return adev->gfx.xcc_mask ?
-			GENMASK(NUM_XCC(adev->gfx.xcc_mask) - 1, 0) : BIT(0);
-	if (xcp_id >= adev->xcp_mgr->num_xcps ||
-	    amdgpu_xcp_get_inst_details(&adev->xcp_mgr->xcp[xcp_id],
-					AMDGPU_XCP_GFX, &mask))
-		return 0;
-	return mask;
-}
-
-static void spm_hw_stop_locked(struct amdgpu_spm_session *s)
-{
-	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
-	struct amdgpu_device *adev = s->mgr->adev;
-	unsigned int i;
-
-	lockdep_assert_held(&s->buf_lock);
-
-	if (!s->started)
-		return;
-	for (i = 0; i < s->num_xcc; i++)
-		funcs->stop(adev, s->xcc[i].xcc);
-	s->started = false;
-}
-
-static int spm_hw_start_locked(struct amdgpu_spm_session *s)
-{
-	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
-	struct amdgpu_device *adev = s->mgr->adev;
-	unsigned int i;
-	int r;
-
-	lockdep_assert_held(&s->buf_lock);
-
-	if (s->started)
-		return 0;
-
-	/* The RLC restarts at offset 0 */
-	mutex_lock(&s->drain_lock);
-	for (i = 0; i < s->num_xcc; i++) {
-		WRITE_ONCE(*(u32 *)s->xcc[i].ring.cpu_addr, 0);
-		s->xcc[i].rptr = 0;
-	}
-	mutex_unlock(&s->drain_lock);
-
-	for (i = 0; i < s->num_xcc; i++) {
-		r = funcs->set_rdptr(adev, s->xcc[i].xcc, 0);
-		if (!r)
-			r = funcs->start(adev, s->xcc[i].xcc);
-		if (r)
-			goto err;
-	}
-	s->started = true;
-	mod_timer(&s->timer, jiffies + msecs_to_jiffies(max(amdgpu_spm_backstop_ms, 1u)));
-	return 0;
-
-err:
-	while (i--)
-		funcs->stop(adev, s->xcc[i].xcc);
-	return r;
-}
-
-static void spm_xcc_teardown(struct amdgpu_spm_session *s, unsigned int n,
-			     unsigned int stage)
-{
-	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
-	struct amdgpu_device *adev = s->mgr->adev;
-
-	/* Undo the steps of spm_xcc_setup(), last first, for XCCs below @n */
-	while (n--) {
-		struct amdgpu_spm_xcc *x = &s->xcc[n];
-
-		switch (stage) {
-		case 4:
-			if (x->irq)
-				funcs->irq_put(adev, x->xcc);
-			x->irq = false;
-			fallthrough;
-		case 3:
-		case 2:
-			funcs->set_vmid(adev, x->xcc, AMDGPU_SPM_VMID_NONE);
-			fallthrough;
-		case 1:
-			funcs->ring_free(adev, x->xcc, &x->ring);
-			fallthrough;
-		default:
-			break;
-		}
-		stage = 4;
-	}
-}
-
-/* Set up the hardware of every XCC; on failure undo all of it */
-static int spm_xcc_setup(struct amdgpu_spm_session *s)
-{
-	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
-	struct amdgpu_device *adev = s->mgr->adev;
-	u32 size = amdgpu_spm_ring_size;
-	unsigned int i, stage = 0;
-	int r;
-
-	for (i = 0; i < s->num_xcc; i++) {
-		struct amdgpu_spm_xcc *x = &s->xcc[i];
-
-		stage = 0;
-		r = funcs->ring_alloc(adev, x->xcc, size + funcs->overrun_guard, &x->ring);
-		if (r)
-			goto err;
-		stage = 1;
-		x->data_size = size - AMDGPU_SPM_RING_HDR_SIZE;
-		memset(x->ring.cpu_addr, 0, AMDGPU_SPM_RING_HDR_SIZE);
-		r = funcs->set_vmid(adev, x->xcc, 0);
-		if (r)
-			goto err;
-		stage = 2;
-		r = funcs->set_ring(adev, x->xcc, x->ring.gpu_addr, size);
-		if (r)
-			goto err;
-		stage = 3;
-		r = funcs->set_rdptr(adev, x->xcc, 0);
-		if (r)
-			goto err;
-		r = funcs->irq_get(adev, x->xcc);
-		if (r)
-			goto err;
-		x->irq = true;
-	}
-	return 0;
-
-err:
-	/* XCC i got as far as @stage; the earlier ones completed */
-	spm_xcc_teardown(s, i + 1, stage);
-	return r;
+	return amdgpu_spm_paranoid <= 0 || perfmon_capable();
 }
 
 /* Keep the device awake while acquired */
@@ -1075,42 +865,103 @@ static void spm_rpm_put(struct amdgpu_device *adev)
 	pm_runtime_put_autosuspend(adev_to_drm(adev)->dev);
 }
 
-static bool spm_allowed(void)
+/*
+ * The partition's XCCs, counted as acquiring under the XCP manager's lock,
+ * so that the partitions cannot change from here to release.
+ */
+static u32 spm_begin_acquire(struct amdgpu_device *adev, u32 xcp_id)
 {
-	return amdgpu_spm_paranoid <= 0 || perfmon_capable();
+	struct amdgpu_xcp_mgr *xm = adev->xcp_mgr;
+	u32 mask = 0;
+
+	if (!xm) {
+		atomic_inc(&adev->spm.acquiring);
+		return adev->gfx.xcc_mask ?
+			GENMASK(NUM_XCC(adev->gfx.xcc_mask) - 1, 0) : BIT(0);
+	}
+	mutex_lock(&xm->xcp_lock);
+	if (xcp_id < xm->num_xcps &&
+	    !amdgpu_xcp_get_inst_details(&xm->xcp[xcp_id], AMDGPU_XCP_GFX, &mask))
+		mask &= GENMASK(AMDGPU_SPM_MAX_XCC - 1, 0);
+	else
+		mask = 0;
+	if (mask)
+		atomic_inc(&adev->spm.acquiring);
+	mutex_unlock(&xm->xcp_lock);
+	return mask;
+}
+
+static void spm_end_acquire(struct amdgpu_device *adev)
+{
+	atomic_dec(&adev->spm.acquiring);
+}
+
+static void spm_free_rings(struct amdgpu_spm_session *s, unsigned int n)
+{
+	while (n--)
+		spm_funcs(s)->ring_free(s->mgr->adev, s->xcc[n].xcc,
+					&s->xcc[n].ring);
+}
+
+static int spm_alloc_rings(struct amdgpu_spm_session *s)
+{
+	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
+	u32 size = amdgpu_spm_ring_size + funcs->guard;
+	u8 token[AMDGPU_SPM_LINE_SIZE];
+	unsigned int i;
+	int r;
+
+	get_random_bytes(token, sizeof(token));
+	for (i = 0; i < s->num_xcc; i++) {
+		struct amdgpu_spm_xcc *x = &s->xcc[i];
+
+		r = funcs->ring_alloc(s->mgr->adev, x->xcc, size, &x->ring);
+		if (r) {
+			spm_free_rings(s, i);
+			return r;
+		}
+		amdgpu_spm_cursor_init(&x->cur, x->ring.cpu_addr, spm_data_size(),
+				       funcs->guard, token);
+		/* Nothing points the RLC at the ring yet */
+		amdgpu_spm_cursor_restart(&x->cur);
+		amdgpu_spm_share_init(&x->sh, 0, i, s->num_xcc, x->xcc, 0, 0);
+	}
+	return 0;
 }
 
 static int spm_acquire(struct amdgpu_spm_mgr *mgr, struct drm_file *filp)
 {
 	struct amdgpu_device *adev = mgr->adev;
 	struct amdgpu_spm_session *s;
-	unsigned long mask;
 	unsigned int i, n, xcc;
+	unsigned long mask;
 	int r;
 
 	if (!spm_allowed())
 		return -EPERM;
+	if (!amdgpu_spm_unsafe_vmid0) {
+		drm_dbg(adev_to_drm(adev),
+			"spm: the RLC writes through VMID 0 here; see amdgpu.spm_unsafe_vmid0\n");
+		return -EACCES;
+	}
 	if (!is_power_of_2(amdgpu_spm_ring_size) ||
 	    amdgpu_spm_ring_size < SZ_64K || amdgpu_spm_ring_size > SZ_256M)
 		return -EINVAL;
 
-	mask = spm_xcc_mask(adev, mgr->xcp_id) & GENMASK(AMDGPU_SPM_MAX_XCC - 1, 0);
+	mutex_lock(&mgr->lock);
+	r = -EBUSY;
+	if (mgr->sess)
+		goto out_unlock;
+	mask = spm_begin_acquire(adev, mgr->xcp_id);
+	r = -EINVAL;
 	n = hweight32(mask);
 	if (!n)
-		return -EINVAL;
-
-	spm_reset_lock(adev);
-	mutex_lock(&mgr->lock);
-	if (mgr->sess) {
-		r = -EBUSY;
 		goto out_unlock;
-	}
 
+	r = -ENOMEM;
 	s = kzalloc(struct_size(s, xcc, n), GFP_KERNEL);
-	if (!s) {
-		r = -ENOMEM;
-		goto out_unlock;
-	}
+	if (!s)
+		goto err_acquiring;
 	s->num_xcc = n;
 	i = 0;
 	for_each_set_bit(xcc, &mask, AMDGPU_SPM_MAX_XCC)
@@ -1123,7 +974,9 @@ static int spm_acquire(struct amdgpu_spm_mgr *mgr, struct drm_file *filp)
 	mutex_init(&s->buf_lock);
 	mutex_init(&s->drain_lock);
 	INIT_WORK(&s->work, spm_work);
-	timer_setup(&s->timer, spm_timer, 0);
+	hrtimer_init(&s->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	s->timer.function = spm_timer;
+	amdgpu_spm_pace_init(&s->pace, (u64)amdgpu_spm_backstop_ms * NSEC_PER_MSEC);
 
 	r = spm_claim_xccs(s, mask);
 	if (r)
@@ -1132,41 +985,34 @@ static int spm_acquire(struct amdgpu_spm_mgr *mgr, struct drm_file *filp)
 
 	r = spm_rpm_get(adev);
 	if (r)
+		goto err_unclaim;
+
+	r = spm_alloc_rings(s);
+	if (r)
 		goto err_rpm;
 
-	r = spm_xcc_setup(s);
-	if (r)
-		goto err_setup;
+	/* The worker programs the rings and SPM_VMID 0 */
+	s->want = AMDGPU_SPM_HW_PROGRAMMED;
+	spm_kick(s);
 
-	spm_route_xccs(s);
-	atomic_inc(&adev->spm.acquired);
 	mgr->sess = s;
+	WRITE_ONCE(mgr->owner, filp);
 	mutex_unlock(&mgr->lock);
-	spm_reset_unlock(adev);
 	return 0;
 
-err_setup:
-	spm_rpm_put(adev);
 err_rpm:
-	spm_unclaim_xccs(s, mask);
+	spm_rpm_put(adev);
+err_unclaim:
+	spm_unclaim_xccs(s);
 err_free:
 	mutex_destroy(&s->drain_lock);
 	mutex_destroy(&s->buf_lock);
 	kfree(s);
+err_acquiring:
+	spm_end_acquire(adev);
 out_unlock:
 	mutex_unlock(&mgr->lock);
-	spm_reset_unlock(adev);
 	return r;
-}
-
-static u32 spm_session_mask(struct amdgpu_spm_session *s)
-{
-	unsigned int i;
-	u32 mask = 0;
-
-	for (i = 0; i < s->num_xcc; i++)
-		mask |= BIT(s->xcc[i].xcc);
-	return mask;
 }
 
 /* End the acquisition of @mgr; called with mgr->lock held */
@@ -1174,7 +1020,6 @@ static void spm_release_locked(struct amdgpu_spm_mgr *mgr)
 {
 	struct amdgpu_spm_session *s = mgr->sess;
 	struct amdgpu_device *adev = mgr->adev;
-	unsigned int i;
 
 	lockdep_assert_held(&mgr->lock);
 
@@ -1185,25 +1030,31 @@ static void spm_release_locked(struct amdgpu_spm_mgr *mgr)
 	wake_up_all(&s->wq);
 	wait_var_event(&s->users, !atomic_read(&s->users));
 
-	/* No new interrupt routes here; then stop what can queue the worker */
-	spm_unclaim_xccs(s, 0);
-	timer_shutdown_sync(&s->timer);
-	mutex_lock(&s->buf_lock);
-	spm_hw_stop_locked(s);
-	mutex_unlock(&s->buf_lock);
+	/*
+	 * The worker gives the hardware back. While a reset runs it cannot;
+	 * the reset resets the RLC, and the worker sees that afterwards. The
+	 * rings are freed only once the RLC cannot write to them.
+	 */
+	mutex_lock(&s->drain_lock);
+	s->want = AMDGPU_SPM_HW_NONE;
+	mutex_unlock(&s->drain_lock);
+	queue_work(adev->spm.wq, &s->work);
+	wait_event(s->wq, READ_ONCE(s->hw) == AMDGPU_SPM_HW_NONE);
+
+	mutex_lock(&s->drain_lock);
+	s->quit = true;
+	mutex_unlock(&s->drain_lock);
+	hrtimer_cancel(&s->timer);
 	cancel_work_sync(&s->work);
 
-	spm_xcc_teardown(s, s->num_xcc, 4);
-	spm_unclaim_xccs(s, spm_session_mask(s));
-
-	for (i = 0; i < AMDGPU_SPM_PIN_CACHE; i++)
-		if (s->pins[i].mm)
-			spm_pin_drop(&s->pins[i]);
-
+	spm_unclaim_xccs(s);
+	spm_free_rings(s, s->num_xcc);
+	amdgpu_spm_pins_fini(&s->pins);
 	spm_rpm_put(adev);
 
 	mgr->sess = NULL;
-	atomic_dec(&adev->spm.acquired);
+	WRITE_ONCE(mgr->owner, NULL);
+	spm_end_acquire(adev);
 	mutex_destroy(&s->drain_lock);
 	mutex_destroy(&s->buf_lock);
 	kfree(s);
@@ -1237,7 +1088,6 @@ static int spm_release(struct amdgpu_spm_mgr *mgr, struct drm_file *filp)
 {
 	int r = 0;
 
-	spm_reset_lock(mgr->adev);
 	mutex_lock(&mgr->lock);
 	if (!mgr->sess)
 		r = -EINVAL;
@@ -1246,9 +1096,10 @@ static int spm_release(struct amdgpu_spm_mgr *mgr, struct drm_file *filp)
 	else
 		spm_release_locked(mgr);
 	mutex_unlock(&mgr->lock);
-	spm_reset_unlock(mgr->adev);
 	return r;
 }
+
+/* ---- SET_DEST_BUF ---- */
 
 /* Wait for the current buffer to fill; returns 0 or -ERESTARTSYS */
 static int spm_wait_full(struct amdgpu_spm_session *s, u32 *timeout_ms)
@@ -1284,16 +1135,26 @@ static int spm_set_dest_buf(struct amdgpu_spm_mgr *mgr, struct drm_file *filp,
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 
+	mutex_lock(&s->buf_lock);
+	r = -EINVAL;
+	if (READ_ONCE(s->dying))
+		goto out_unlock;
+	r = -EIO;
+	if (READ_ONCE(s->tampered))
+		goto out_unlock;
 	if (addr) {
-		u32 share = round_down(size / s->num_xcc, AMDGPU_SPM_LINE_SIZE);
-
+		/* A share must hold its header and at least one line */
 		r = -EINVAL;
-		if (share < sizeof(struct drm_amdgpu_spm_buffer_header) +
-			    AMDGPU_SPM_LINE_SIZE)
-			goto out_put;
+		if (amdgpu_spm_share_size(size, s->num_xcc) <
+		    sizeof(struct drm_amdgpu_spm_buffer_header) + AMDGPU_SPM_LINE_SIZE)
+			goto out_unlock;
 		r = -EFAULT;
 		if (!access_ok(u64_to_user_ptr(args->dest_buf), size))
-			goto out_put;
+			goto out_unlock;
+		/* Checked (and pinned, or found pinned) before any wait */
+		r = amdgpu_spm_pin_get(&s->pins, addr, size, READ_ONCE(s->cur), &p);
+		if (r)
+			goto out_unlock;
 	}
 
 	/* Wait before changing anything, so that a restart is idempotent */
@@ -1301,50 +1162,26 @@ static int spm_set_dest_buf(struct amdgpu_spm_mgr *mgr, struct drm_file *filp,
 		r = spm_wait_full(s, &timeout);
 		if (r) {
 			args->timeout = timeout;
-			goto out_put;
+			goto out_unlock;
 		}
-	}
-
-	/*
-	 * Release waits for @users with the reset domain semaphore held for
-	 * reading. Never block on that semaphore while holding a reference:
-	 * a reset queued in between would make down_read() wait behind the
-	 * writer, which waits for release, which waits for us. Drop the
-	 * reference and look the session up again under the semaphore.
-	 */
-	spm_session_put(s);
-	spm_reset_lock(mgr->adev);
-	s = spm_session_get(mgr, filp);
-	if (IS_ERR(s)) {
-		spm_reset_unlock(mgr->adev);
-		return PTR_ERR(s);
-	}
-	mutex_lock(&s->buf_lock);
-	r = -EINVAL;
-	if (READ_ONCE(s->dying))
-		goto out_unlock;
-
-	if (addr) {
-		r = spm_pin_lookup(s, addr, size, &p);
-		if (r)
-			goto out_unlock;
-		r = spm_hw_start_locked(s);
-		if (r)
+		/* Released meanwhile: as if nobody owned the SPM */
+		r = -EINVAL;
+		if (READ_ONCE(s->dying))
 			goto out_unlock;
 	}
 
 	/*
-	 * The worker retires the current buffer and installs the new one, so
-	 * that unpinnable buffers are written under their mm. Release cancels
-	 * the worker only once we have left, so it always gets to it.
+	 * The worker retires the current buffer and installs the new one,
+	 * so that buffers that cannot be pinned are written under their mm.
+	 * Release waits for @users before it stops the worker, so the
+	 * worker always gets to it.
 	 */
 	mutex_lock(&s->drain_lock);
 	s->next = p;
 	s->swap = true;
 	while (s->swap) {
 		mutex_unlock(&s->drain_lock);
-		queue_work(system_unbound_wq, &s->work);
-		flush_work(&s->work);
+		spm_kick(s);
 		mutex_lock(&s->drain_lock);
 	}
 	args->bytes_copied = s->retired_bytes;
@@ -1355,11 +1192,11 @@ static int spm_set_dest_buf(struct amdgpu_spm_mgr *mgr, struct drm_file *filp,
 
 out_unlock:
 	mutex_unlock(&s->buf_lock);
-	spm_reset_unlock(mgr->adev);
-out_put:
 	spm_session_put(s);
 	return r;
 }
+
+/* ---- ioctl ---- */
 
 static struct amdgpu_spm_mgr *spm_mgr_of(struct amdgpu_device *adev,
 					 struct drm_file *filp)
@@ -1381,7 +1218,8 @@ static struct amdgpu_spm_mgr *spm_mgr_of(struct amdgpu_device *adev,
 /*
  * The input rules that depend on no state, checked before anything else so
  * that malformed input gets -EINVAL on every device; the kernel-doc of
- * struct drm_amdgpu_spm_args is the contract.
+ * struct drm_amdgpu_spm_args is the contract. @bytes_copied and
+ * @has_data_loss are outputs and are not looked at.
  */
 static int spm_check_args(struct amdgpu_device *adev,
 			  const struct drm_amdgpu_spm_args *args)
@@ -1390,10 +1228,6 @@ static int spm_check_args(struct amdgpu_device *adev,
 
 	if (memchr_inv(args->reserved, 0, sizeof(args->reserved))) {
 		drm_dbg(dev, "spm: reserved words not zero\n");
-		return -EINVAL;
-	}
-	if (args->bytes_copied || args->has_data_loss) {
-		drm_dbg(dev, "spm: output fields not zero on input\n");
 		return -EINVAL;
 	}
 
@@ -1407,13 +1241,12 @@ static int spm_check_args(struct amdgpu_device *adev,
 		}
 		return 0;
 	case AMDGPU_SPM_OP_SET_DEST_BUF:
-		if (!args->dest_buf != !args->buf_size) {
-			drm_dbg(dev, "spm: buffer address and size disagree\n");
-			return -EINVAL;
-		}
+		/* No buffer stops copying, whatever the size says */
+		if (!args->dest_buf)
+			return 0;
 		if (!IS_ALIGNED(args->dest_buf, AMDGPU_SPM_ALIGN) ||
-		    args->buf_size > AMDGPU_SPM_MAX_BUF_SIZE) {
-			drm_dbg(dev, "spm: buffer misaligned or too large\n");
+		    !args->buf_size || args->buf_size > AMDGPU_SPM_MAX_BUF_SIZE) {
+			drm_dbg(dev, "spm: buffer misaligned, empty or too large\n");
 			return -EINVAL;
 		}
 		return 0;
@@ -1464,6 +1297,8 @@ int amdgpu_spm_ioctl(struct amdgpu_device *adev, struct drm_file *filp,
 	}
 }
 
+/* ---- end of an owner ---- */
+
 /* iterate_fd() callback: another descriptor still refers to @file */
 static int spm_fd_is_file(const void *file, struct file *f, unsigned int fd)
 {
@@ -1482,27 +1317,36 @@ static int spm_fd_is_file(const void *file, struct file *f, unsigned int fd)
  * one dup() of the descriptor while another one stays open in the same
  * files_struct keeps the acquisition; so does a forked child closing its
  * copy. Called from amdgpu_flush(), after the descriptor being closed left
- * the table of @id.
+ * the table of @id. Costs two loads for a file that owns nothing.
+ *
+ * Context: process context; may sleep, when @filp owns an acquisition.
  */
 void amdgpu_spm_file_flush(struct amdgpu_device *adev, struct drm_file *filp,
 			   fl_owner_t id)
 {
+	bool still_open = false, looked = false;
 	unsigned int i;
 
-	/* close() of one dup() of the fd: the task still holds the file */
-	if (filp->filp && iterate_fd(id, 0, spm_fd_is_file, filp->filp))
+	if (!atomic_read(&adev->spm.acquiring))
 		return;
-
 	for (i = 0; i < AMDGPU_SPM_MAX_MGR; i++) {
 		struct amdgpu_spm_mgr *mgr = &adev->spm.mgr[i];
 
-		spm_reset_lock(adev);
+		if (READ_ONCE(mgr->owner) != filp)
+			continue;
+		/* close() of one dup() of the fd: the task still holds the file */
+		if (!looked) {
+			still_open = filp->filp &&
+				     iterate_fd(id, 0, spm_fd_is_file, filp->filp);
+			looked = true;
+		}
+		if (still_open)
+			return;
 		mutex_lock(&mgr->lock);
 		if (mgr->sess && mgr->sess->owner == filp &&
 		    mgr->sess->owner_id == id)
 			spm_release_locked(mgr);
 		mutex_unlock(&mgr->lock);
-		spm_reset_unlock(adev);
 	}
 }
 
@@ -1512,126 +1356,82 @@ void amdgpu_spm_file_flush(struct amdgpu_device *adev, struct drm_file *filp,
  * @filp: the DRM file
  *
  * Ends any acquisition owned by @filp. Called from postclose.
+ *
+ * Context: process context; may sleep.
  */
 void amdgpu_spm_file_close(struct amdgpu_device *adev, struct drm_file *filp)
 {
 	unsigned int i;
 
+	if (!atomic_read(&adev->spm.acquiring))
+		return;
 	for (i = 0; i < AMDGPU_SPM_MAX_MGR; i++) {
 		struct amdgpu_spm_mgr *mgr = &adev->spm.mgr[i];
 
-		spm_reset_lock(adev);
+		if (READ_ONCE(mgr->owner) != filp)
+			continue;
 		mutex_lock(&mgr->lock);
 		if (mgr->sess && mgr->sess->owner == filp)
 			spm_release_locked(mgr);
 		mutex_unlock(&mgr->lock);
-		spm_reset_unlock(adev);
 	}
 }
+
+/* ---- the device ---- */
 
 /**
  * amdgpu_spm_busy - whether any partition's SPM is acquired
  * @adev: the device
  *
- * A partition mode switch is refused while this is true.
+ * A partition mode switch is refused while this is true. The XCP manager
+ * calls it under its xcp_lock, which ACQUIRE also holds while it counts
+ * itself.
  *
- * Return: true if an acquisition exists.
+ * Return: true if an acquisition exists or is being set up.
  */
 bool amdgpu_spm_busy(struct amdgpu_device *adev)
 {
-	return atomic_read(&adev->spm.acquired) > 0;
+	return atomic_read(&adev->spm.acquiring) > 0;
 }
 
 /**
- * amdgpu_spm_suspend - the GPU is about to lose its state
+ * amdgpu_spm_hw_lost - the RLC lost its SPM programming
  * @adev: the device
  *
- * Called before suspend and GPU reset. Drains what the rings hold and stops
- * sampling; the acquisitions stay, and amdgpu_spm_resume() restarts them
- * with data loss reported.
+ * Called where the RLC is resumed, after a GPU reset and on resume from
+ * suspend. The drain workers notice at their next run, drain what the
+ * rings hold, program the hardware again once they can reach it, and
+ * report the gap as data loss.
+ *
+ * Context: any, including the reset path; does not sleep and takes no
+ * lock.
  */
-void amdgpu_spm_suspend(struct amdgpu_device *adev)
+void amdgpu_spm_hw_lost(struct amdgpu_device *adev)
 {
-	unsigned int i;
-
-	for (i = 0; i < AMDGPU_SPM_MAX_MGR; i++) {
-		struct amdgpu_spm_mgr *mgr = &adev->spm.mgr[i];
-		struct amdgpu_spm_session *s;
-
-		mutex_lock(&mgr->lock);
-		s = mgr->sess;
-		if (s) {
-			timer_delete_sync(&s->timer);
-			flush_work(&s->work);
-			mutex_lock(&s->buf_lock);
-			spm_hw_stop_locked(s);
-			mutex_unlock(&s->buf_lock);
-		}
-		mutex_unlock(&mgr->lock);
-	}
+	atomic_inc(&adev->spm.hw_gen);
 }
 
 /**
- * amdgpu_spm_resume - the GPU state was restored
+ * amdgpu_spm_init - set up the SPM manager of a device
  * @adev: the device
+ * @funcs: the GFX IP's SPM hooks
  *
- * RLC resume rewrote SPM_VMID and the ring registers: program them again
- * and restart sampling where it was running. Samples of the gap are lost
- * and reported as such. An XCC that cannot be programmed ends sampling.
- */
-void amdgpu_spm_resume(struct amdgpu_device *adev)
-{
-	const struct amdgpu_spm_funcs *funcs = adev->spm.funcs;
-	unsigned int i, j;
-
-	for (i = 0; i < AMDGPU_SPM_MAX_MGR; i++) {
-		struct amdgpu_spm_mgr *mgr = &adev->spm.mgr[i];
-		struct amdgpu_spm_session *s;
-		bool restart;
-
-		mutex_lock(&mgr->lock);
-		s = mgr->sess;
-		if (!s) {
-			mutex_unlock(&mgr->lock);
-			continue;
-		}
-		mutex_lock(&s->buf_lock);
-		restart = s->cur || s->next;
-		mutex_lock(&s->drain_lock);
-		for (j = 0; j < s->num_xcc; j++) {
-			struct amdgpu_spm_xcc *x = &s->xcc[j];
-
-			if (s->cur) {
-				x->loss = true;
-				x->hdr_dirty = true;
-			} else {
-				x->lost = true;
-			}
-			if (funcs->set_vmid(adev, x->xcc, 0) ||
-			    funcs->set_ring(adev, x->xcc, x->ring.gpu_addr,
-					    x->data_size + AMDGPU_SPM_RING_HDR_SIZE))
-				restart = false;
-		}
-		mutex_unlock(&s->drain_lock);
-		if (restart && spm_hw_start_locked(s))
-			drm_warn(adev_to_drm(adev), "SPM of partition %u not restarted\n", i);
-		mutex_unlock(&s->buf_lock);
-		mutex_unlock(&mgr->lock);
-	}
-}
-
-/**
- * amdgpu_spm_init - initialise the SPM state of a device
- * @adev: the device
+ * Called from the early_init of GFX IP blocks that support SPM. On other
+ * devices the SPM state stays zero: no acquisition, no reservation
+ * accounting, nothing to tear down.
  *
- * The IP block sets &amdgpu_spm.funcs when it supports SPM.
+ * Return: 0, or -ENOMEM: SPM is then not available on the device.
  */
-void amdgpu_spm_init(struct amdgpu_device *adev)
+int amdgpu_spm_init(struct amdgpu_device *adev,
+		    const struct amdgpu_spm_funcs *funcs)
 {
 	unsigned int i;
 
 	spin_lock_init(&adev->spm.arb_lock);
-	atomic_set(&adev->spm.acquired, 0);
+	mutex_init(&adev->spm.gfx_vmid_lock);
+	adev->spm.teardown = false;
+	atomic_set(&adev->spm.acquiring, 0);
+	atomic_set(&adev->spm.hw_gen, 0);
 	for (i = 0; i < AMDGPU_SPM_MAX_XCC; i++)
 		atomic_set(&adev->spm.vmid_writers[i], 0);
 	for (i = 0; i < AMDGPU_SPM_MAX_MGR; i++) {
@@ -1639,26 +1439,41 @@ void amdgpu_spm_init(struct amdgpu_device *adev)
 		adev->spm.mgr[i].xcp_id = i;
 		mutex_init(&adev->spm.mgr[i].lock);
 	}
+	adev->spm.wq = alloc_workqueue("amdgpu_spm",
+				       WQ_UNBOUND | WQ_HIGHPRI | WQ_FREEZABLE, 0);
+	if (!adev->spm.wq)
+		return -ENOMEM;
+	adev->spm.funcs = funcs;
+	return 0;
 }
 
 /**
  * amdgpu_spm_fini - end every acquisition of a device
  * @adev: the device
+ *
+ * Called when the driver lets go of the device, before its hardware is
+ * torn down. Nothing on devices without SPM.
+ *
+ * Context: process context; may sleep.
  */
 void amdgpu_spm_fini(struct amdgpu_device *adev)
 {
 	unsigned int i;
 
+	if (!adev->spm.funcs)
+		return;
+	WRITE_ONCE(adev->spm.teardown, true);
 	for (i = 0; i < AMDGPU_SPM_MAX_MGR; i++) {
 		struct amdgpu_spm_mgr *mgr = &adev->spm.mgr[i];
 
-		spm_reset_lock(adev);
 		mutex_lock(&mgr->lock);
 		if (mgr->sess)
 			spm_release_locked(mgr);
 		mutex_unlock(&mgr->lock);
-		spm_reset_unlock(adev);
 	}
+	destroy_workqueue(adev->spm.wq);
+	adev->spm.wq = NULL;
+	adev->spm.funcs = NULL;
 }
 
 /**
@@ -1668,6 +1483,9 @@ void amdgpu_spm_fini(struct amdgpu_device *adev)
  * @size: bytes
  * @ring: filled in
  *
+ * A kernel BO in GTT (system memory, CPU-cached, snooped), reached by the
+ * RLC through the GART with VMID 0.
+ *
  * Return: 0 or a negative errno.
  */
 int amdgpu_spm_ring_alloc_gtt(struct amdgpu_device *adev, u32 xcc, u32 size,
@@ -1675,6 +1493,8 @@ int amdgpu_spm_ring_alloc_gtt(struct amdgpu_device *adev, u32 xcc, u32 size,
 {
 	struct amdgpu_bo *bo = NULL;
 	int r;
+
+	KUNIT_STATIC_STUB_REDIRECT(amdgpu_spm_ring_alloc_gtt, adev, xcc, size, ring);
 
 	r = amdgpu_bo_create_kernel(adev, size, PAGE_SIZE, AMDGPU_GEM_DOMAIN_GTT,
 				    &bo, &ring->gpu_addr, &ring->cpu_addr);
@@ -1697,22 +1517,24 @@ void amdgpu_spm_ring_free_gtt(struct amdgpu_device *adev, u32 xcc,
 {
 	struct amdgpu_bo *bo = ring->priv;
 
+	KUNIT_STATIC_STUB_REDIRECT(amdgpu_spm_ring_free_gtt, adev, xcc, ring);
+
 	amdgpu_bo_free_kernel(&bo, &ring->gpu_addr, &ring->cpu_addr);
 	ring->priv = NULL;
 }
 
-#if IS_ENABLED(CONFIG_DRM_AMDGPU_KUNIT_TEST)
 /**
- * amdgpu_spm_test_stats - counters of an acquisition, for the benchmark
+ * amdgpu_spm_get_stats - counters of an acquisition
  * @adev: the device
  * @xcp_id: partition
- * @wakeups: worker runs
- * @drained: ring bytes consumed
+ * @stats: filled in
+ *
+ * For the KUnit tests and the benchmark.
  *
  * Return: 0, or -ENOENT when the partition is not acquired.
  */
-int amdgpu_spm_test_stats(struct amdgpu_device *adev, u32 xcp_id,
-			  u64 *wakeups, u64 *drained)
+int amdgpu_spm_get_stats(struct amdgpu_device *adev, u32 xcp_id,
+			 struct amdgpu_spm_stats *stats)
 {
 	struct amdgpu_spm_mgr *mgr = &adev->spm.mgr[xcp_id];
 	int r = -ENOENT;
@@ -1720,12 +1542,10 @@ int amdgpu_spm_test_stats(struct amdgpu_device *adev, u32 xcp_id,
 	mutex_lock(&mgr->lock);
 	if (mgr->sess) {
 		mutex_lock(&mgr->sess->drain_lock);
-		*wakeups = mgr->sess->wakeups;
-		*drained = mgr->sess->drained;
+		*stats = mgr->sess->stats;
 		mutex_unlock(&mgr->sess->drain_lock);
 		r = 0;
 	}
 	mutex_unlock(&mgr->lock);
 	return r;
 }
-#endif

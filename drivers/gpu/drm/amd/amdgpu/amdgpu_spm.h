@@ -30,24 +30,25 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include "amdgpu_spm_drain.h"
+
 struct amdgpu_device;
+struct amdgpu_ring;
 struct amdgpu_spm_session;
+struct amdgpu_vm;
 struct drm_amdgpu_spm_args;
 struct drm_file;
+struct workqueue_struct;
 
 /* One manager per partition; MAX_XCP in amdgpu_xcp.h */
 #define AMDGPU_SPM_MAX_MGR		8
 /* Logical XCCs of a device; AMDGPU_MAX_GC_INSTANCES in amdgpu_gfx.h */
 #define AMDGPU_SPM_MAX_XCC		8
 
-/* Bytes at the start of the ring that hold the hardware write pointer */
-#define AMDGPU_SPM_RING_HDR_SIZE	32
 /* Largest destination buffer accepted by AMDGPU_SPM_OP_SET_DEST_BUF. */
 #define AMDGPU_SPM_MAX_BUF_SIZE		SZ_256M
 /* Alignment of a destination buffer, of each per-XCC share and of a line. */
-#define AMDGPU_SPM_ALIGN		32
-/* The RLC writes and the manager copies in units of this many bytes */
-#define AMDGPU_SPM_LINE_SIZE		AMDGPU_SPM_ALIGN
+#define AMDGPU_SPM_ALIGN		AMDGPU_SPM_LINE_SIZE
 
 /* SPM_VMID value the RLC resets to, meaning "no VMID selected" */
 #define AMDGPU_SPM_VMID_NONE		0xf
@@ -55,9 +56,10 @@ struct drm_file;
 /**
  * struct amdgpu_spm_ring - memory of one XCC's SPM ring
  * @cpu_addr: kernel mapping; the first %AMDGPU_SPM_RING_HDR_SIZE bytes hold
- *	the write pointer that the RLC updates, the data follows.
+ *	the write pointer that the RLC updates, the data and the spill guard
+ *	follow.
  * @gpu_addr: address the RLC writes to (GART address, VMID 0).
- * @size: bytes allocated, header and overrun guard included.
+ * @size: bytes allocated.
  * @priv: owner's handle (the kernel BO on hardware).
  */
 struct amdgpu_spm_ring {
@@ -70,91 +72,114 @@ struct amdgpu_spm_ring {
 /**
  * struct amdgpu_spm_funcs - per-IP SPM hardware hooks
  *
- * Every hook takes the logical XCC instance it acts on and is called by the
- * SPM manager in process context with the manager's locks held; it may sleep
- * (register writes on SR-IOV go through the KIQ). The manager never touches
- * registers itself, so KUnit can put a fake RLC behind this table. Hooks
- * that return int return 0 or a negative errno; on error the manager undoes
- * every earlier step of the same operation.
+ * The SPM manager calls the register hooks only from its drain worker, in
+ * process context, inside drm_dev_enter() and with the reset domain's
+ * semaphore taken with down_read_trylock(), never while the device is
+ * suspended, and never for an XCC it does not own. They may sleep. Each
+ * takes the logical XCC it acts on. Register writes cannot fail, so the
+ * register hooks return nothing. The manager touches no register itself,
+ * so KUnit can put a register model behind these hooks or the real hooks
+ * in front of a model of the registers.
  *
  * @ring_alloc: allocate @size bytes of CPU-cached, GPU-visible memory for
- *	the ring of @xcc and fill in @ring. Called at ACQUIRE.
- * @ring_free: free memory from @ring_alloc. Called at release.
- * @set_vmid: program SPM_VMID of @xcc. Called with 0 (the ring is reached
- *	through GART) at ACQUIRE and with %AMDGPU_SPM_VMID_NONE at release.
- * @set_ring: program ring base, size and interrupt threshold of @xcc.
- *	@size excludes the overrun guard.
- * @set_rdptr: program the ring read pointer of @xcc, a byte offset into the
- *	data area. Also called from the drain worker, under drm_dev_enter()
- *	and a read lock of the reset domain.
- * @start: start sampling on @xcc. The RLC restarts at write pointer 0.
- * @stop: stop sampling on @xcc. Must not fail.
- * @irq_get: enable the RLC SPM interrupt of @xcc (amdgpu_irq_get()).
- * @irq_put: disable it again.
- * @overrun_guard: non-zero on parts before GC 11.0.1, whose RLC may write a
- *	whole segment past the end of the ring before wrapping: the number of
- *	bytes it may write past the end. The manager allocates them after the
- *	ring and never reads beyond the write pointer the RLC reported.
+ *	the ring of @xcc and fill in @ring. Called at ACQUIRE, in process
+ *	context, with no lock of the reset domain held. Returns 0 or a
+ *	negative errno.
+ * @ring_free: free memory from @ring_alloc, once the RLC is known not to
+ *	write to it any more.
+ * @stop: stop sampling on @xcc. Called before anything is reprogrammed.
+ * @set_ring: program the ring base and size of a stopped @xcc; @size is
+ *	the data size plus the write pointer header (the spill guard is not
+ *	part of it). 0 and 0 clear it.
+ * @set_vmid: program SPM_VMID of a stopped @xcc whose ring is programmed:
+ *	0 while the manager owns it (the ring is reached through GART),
+ *	%AMDGPU_SPM_VMID_NONE when it gives it back.
+ * @start: start streaming on a stopped, programmed @xcc: ring mode,
+ *	clocks, and a reset that puts the write pointer to 0. Counting itself
+ *	is started by the profiler's command stream.
+ * @set_rdptr: program the ring read pointer of @xcc, a byte offset into
+ *	the data.
+ * @ring_intact: whether the ring base and size registers of @xcc still
+ *	hold @gpu_addr and @size, as @set_ring wrote them.
+ * @guard: bytes the RLC may write past the end of the data before it wraps
+ *	(parts before GC 11.0.1, see amdgpu_spm_drain.c), 0 if none.
  */
 struct amdgpu_spm_funcs {
 	int (*ring_alloc)(struct amdgpu_device *adev, u32 xcc, u32 size,
 			  struct amdgpu_spm_ring *ring);
 	void (*ring_free)(struct amdgpu_device *adev, u32 xcc,
 			  struct amdgpu_spm_ring *ring);
-	int (*set_vmid)(struct amdgpu_device *adev, u32 xcc, u32 vmid);
-	int (*set_ring)(struct amdgpu_device *adev, u32 xcc, u64 gpu_addr,
-			u32 size);
-	int (*set_rdptr)(struct amdgpu_device *adev, u32 xcc, u32 rptr);
-	int (*start)(struct amdgpu_device *adev, u32 xcc);
 	void (*stop)(struct amdgpu_device *adev, u32 xcc);
-	int (*irq_get)(struct amdgpu_device *adev, u32 xcc);
-	void (*irq_put)(struct amdgpu_device *adev, u32 xcc);
-	u32 overrun_guard;
+	void (*set_ring)(struct amdgpu_device *adev, u32 xcc, u64 gpu_addr,
+			 u32 size);
+	void (*set_vmid)(struct amdgpu_device *adev, u32 xcc, u32 vmid);
+	void (*start)(struct amdgpu_device *adev, u32 xcc);
+	void (*set_rdptr)(struct amdgpu_device *adev, u32 xcc, u32 rptr);
+	bool (*ring_intact)(struct amdgpu_device *adev, u32 xcc, u64 gpu_addr,
+			    u32 size);
+	u32 guard;
 };
 
 /**
  * struct amdgpu_spm_mgr - SPM of one partition
  * @adev: the device.
  * @xcp_id: the partition (0 on devices without an XCP manager).
- * @lock: serialises ACQUIRE and release of this partition.
+ * @lock: serialises ACQUIRE and release of this partition; held across
+ *	allocations and while release waits for the drain worker. Never
+ *	taken by the reset path.
  * @sess: the acquisition, or NULL; guarded by @lock.
+ * @owner: the owner's DRM file, or NULL; written under @lock, read without
+ *	it by amdgpu_spm_file_flush() only to compare.
  */
 struct amdgpu_spm_mgr {
 	struct amdgpu_device *adev;
 	u32 xcp_id;
 	struct mutex lock; /* see above */
 	struct amdgpu_spm_session *sess;
+	struct drm_file *owner;
 };
 
 /**
  * struct amdgpu_spm - SPM state of a device
  * @funcs: hardware hooks, NULL when the IP has no SPM support.
  * @mgr: one manager per partition.
+ * @wq: the drain workers' workqueue (high priority, freezable).
  * @arb_lock: leaf lock, taken from the job submission path (fence
- *	signalling) and from the interrupt handler; guards the fields below.
+ *	signalling); guards the fields below it.
  * @profiler_xcc_mask: logical XCCs whose SPM the profiler owns; also read
  *	locklessly with READ_ONCE() by amdgpu_spm_xcc_owned().
- * @gfx_users: graphics VMs holding a VMID reserved for SPM on GFXHUB(0).
- * @xcc_sess: acquisition owning each XCC, for interrupt routing.
- * @acquired: number of acquisitions; a partition switch is refused while
- *	it is non-zero.
+ * @gfx_users: per logical XCC, graphics VMs holding a VMID reserved for SPM
+ *	whose jobs may run on that XCC.
+ * @acquiring: acquisitions that exist or are being set up; guarded by the
+ *	XCP manager's lock where there is one. A partition switch is refused
+ *	while it is non-zero.
  * @vmid_writers: per logical XCC, writers of SPM_VMID outside the manager
  *	between amdgpu_spm_vmid_write_begin() and amdgpu_spm_vmid_write_end();
- *	ACQUIRE waits for them after claiming the XCC and before it programs
- *	the VMID.
+ *	ACQUIRE waits for them after claiming the XCC and before its worker
+ *	programs the VMID.
+ * @hw_gen: bumped by amdgpu_spm_hw_lost() when the RLC lost its state
+ *	(RLC resume after reset or resume from suspend).
+ * @gfx_vmid_lock: serialises %AMDGPU_VM_OP_RESERVE_VMID and
+ *	%AMDGPU_VM_OP_UNRESERVE_VMID with each other.
+ * @teardown: the device is being torn down: the workers stop the hardware
+ *	although the device is unplugged (its registers are still mapped).
  */
 struct amdgpu_spm {
 	const struct amdgpu_spm_funcs *funcs;
 	struct amdgpu_spm_mgr mgr[AMDGPU_SPM_MAX_MGR];
+	struct workqueue_struct *wq;
 	spinlock_t arb_lock; /* see above */
 	u32 profiler_xcc_mask;
-	u32 gfx_users;
-	struct amdgpu_spm_session *xcc_sess[AMDGPU_SPM_MAX_XCC];
-	atomic_t acquired;
+	u32 gfx_users[AMDGPU_SPM_MAX_XCC];
+	atomic_t acquiring;
 	atomic_t vmid_writers[AMDGPU_SPM_MAX_XCC];
+	atomic_t hw_gen;
+	struct mutex gfx_vmid_lock; /* see above */
+	bool teardown;
 };
 
-void amdgpu_spm_init(struct amdgpu_device *adev);
+int amdgpu_spm_init(struct amdgpu_device *adev,
+		    const struct amdgpu_spm_funcs *funcs);
 void amdgpu_spm_fini(struct amdgpu_device *adev);
 
 int amdgpu_spm_ioctl(struct amdgpu_device *adev, struct drm_file *filp,
@@ -163,29 +188,47 @@ void amdgpu_spm_file_flush(struct amdgpu_device *adev, struct drm_file *filp,
 			   fl_owner_t id);
 void amdgpu_spm_file_close(struct amdgpu_device *adev, struct drm_file *filp);
 
-void amdgpu_spm_irq(struct amdgpu_device *adev, u32 xcc);
-void amdgpu_spm_suspend(struct amdgpu_device *adev);
-void amdgpu_spm_resume(struct amdgpu_device *adev);
+void amdgpu_spm_hw_lost(struct amdgpu_device *adev);
 bool amdgpu_spm_busy(struct amdgpu_device *adev);
 
-int amdgpu_spm_gfx_vmid_get(struct amdgpu_device *adev);
-void amdgpu_spm_gfx_vmid_put(struct amdgpu_device *adev);
+int amdgpu_spm_gfx_vmid_reserve(struct amdgpu_device *adev,
+				struct drm_file *filp);
+void amdgpu_spm_gfx_vmid_unreserve(struct amdgpu_device *adev,
+				   struct drm_file *filp);
+void amdgpu_spm_gfx_vmid_release(struct amdgpu_device *adev,
+				 struct amdgpu_vm *vm);
 bool amdgpu_spm_xcc_owned(struct amdgpu_device *adev, u32 xcc);
 bool amdgpu_spm_vmid_write_begin(struct amdgpu_device *adev, u32 xcc);
 void amdgpu_spm_vmid_write_end(struct amdgpu_device *adev, u32 xcc);
+bool amdgpu_spm_ring_writes_vmid(struct amdgpu_ring *ring);
 
 int amdgpu_spm_ring_alloc_gtt(struct amdgpu_device *adev, u32 xcc, u32 size,
 			      struct amdgpu_spm_ring *ring);
 void amdgpu_spm_ring_free_gtt(struct amdgpu_device *adev, u32 xcc,
 			      struct amdgpu_spm_ring *ring);
 
-/* Module parameters amdgpu.spm_paranoid, spm_ring_size, spm_backstop_ms */
+/* Module parameters amdgpu.spm_* */
 extern int amdgpu_spm_paranoid;
+extern bool amdgpu_spm_unsafe_vmid0;
 extern unsigned int amdgpu_spm_ring_size;
 extern unsigned int amdgpu_spm_backstop_ms;
 
-/* Only built with CONFIG_DRM_AMDGPU_KUNIT_TEST, for the benchmark */
-int amdgpu_spm_test_stats(struct amdgpu_device *adev, u32 xcp_id,
-			  u64 *wakeups, u64 *drained);
+/**
+ * struct amdgpu_spm_stats - counters of an acquisition, for the tests and
+ * the benchmark
+ * @wakeups: drain worker runs.
+ * @drained: ring bytes consumed, copied or dropped.
+ * @laps: times an RLC overwrote data before it was drained.
+ * @period_ns: the drain period chosen last.
+ */
+struct amdgpu_spm_stats {
+	u64 wakeups;
+	u64 drained;
+	u64 laps;
+	u64 period_ns;
+};
+
+int amdgpu_spm_get_stats(struct amdgpu_device *adev, u32 xcp_id,
+			 struct amdgpu_spm_stats *stats);
 
 #endif

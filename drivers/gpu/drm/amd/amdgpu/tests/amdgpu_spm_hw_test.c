@@ -1,0 +1,706 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * The real SPM hooks of gfx_v9_4_3.c (suite amdgpu_spm_gfx_v9_4_3) and
+ * gfx_v9_0.c (suite amdgpu_spm_gfx_v9_0), installed by the real IP
+ * early_init, driven by the real SPM manager through amdgpu_spm_ioctl(),
+ * against the register-level RLC model of amdgpu_spm_model.c: the register
+ * state after each operation, streaming into user buffers, loss, reset and
+ * resume.
+ */
+
+#include <kunit/test.h>
+
+#include <linux/delay.h>
+#include <linux/mman.h>
+#include <linux/sched/signal.h>
+
+#include <drm/amdgpu_drm.h>
+
+#include "amdgpu.h"
+#include "amdgpu_profiler.h"
+#include "amdgpu_reset.h"
+#include "amdgpu_spm.h"
+#include "tests/amdgpu_kunit_helpers.h"
+#include "tests/amdgpu_spm_model.h"
+
+#define HDR	((u32)sizeof(struct drm_amdgpu_spm_buffer_header))
+#define LINE	AMDGPU_SPM_LINE_SIZE
+/* A sample that does not divide the ring, so that wraps spill */
+#define SAMPLE	(96 * LINE)
+
+static const struct spm_model_layout *layout(struct kunit *test)
+{
+	return test->priv;
+}
+
+static struct spm_env *hw_env(struct kunit *test, unsigned int nxcc, u32 ring)
+{
+	return spm_env_create(test, layout(test), nxcc, ring);
+}
+
+static u32 reg(struct spm_env *e, u32 xcc, enum spm_model_reg r)
+{
+	return spm_model_read(e->m, xcc, r);
+}
+
+static u32 ring_mode(struct spm_env *e, u32 xcc)
+{
+	const struct spm_model_layout *l = e->m->l;
+
+	return spm_model_field(e->m, xcc, SPM_R_PERFMON_CNTL, l->ring_mode_mask,
+			       l->ring_mode_shift);
+}
+
+static u32 spm_state(struct spm_env *e, u32 xcc)
+{
+	const struct spm_model_layout *l = e->m->l;
+
+	return spm_model_field(e->m, xcc, SPM_R_CP_PERFMON_CNTL, l->state_mask,
+			       l->state_shift);
+}
+
+static u64 ring_base(struct spm_env *e, u32 xcc)
+{
+	return (u64)reg(e, xcc, SPM_R_BASE_HI) << 32 | reg(e, xcc, SPM_R_BASE_LO);
+}
+
+static unsigned int nxcc_of(struct kunit *test)
+{
+	return layout(test)->num_xcc;
+}
+
+/* What an earlier user of the SPM may have left: the other ring modes */
+static void leave_previous_owner_state(struct spm_env *e, unsigned int n)
+{
+	const struct spm_model_layout *l = e->m->l;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		spm_model_write(e->m, i, SPM_R_PERFMON_CNTL,
+				(3 << l->ring_mode_shift) | (0x100 << 16));
+		spm_model_write(e->m, i, SPM_R_INT_CNTL, 1);
+		spm_model_write(e->m, i, SPM_R_THRESHOLD, 1);
+	}
+}
+
+/* Nothing the RLC model counts as a hardware error happened */
+static void expect_clean(struct kunit *test, struct spm_env *e, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct spm_model_xcc *x = &e->m->x[i];
+
+		KUNIT_EXPECT_EQ_MSG(test, x->vmfaults, 0, "xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, x->stray, 0, "xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, x->reprogrammed, 0, "xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, x->irqs, 0, "xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, x->unknown_mode, 0, "xcc %u", i);
+	}
+}
+
+/* ---- register state ---- */
+
+/*
+ * After ACQUIRE every XCC of the partition is stopped, points at its own
+ * ring, and selects VMID 0 (the ring is reached through GART); the VMID is
+ * written only after the ring base, and nothing is reprogrammed running.
+ */
+static void spm_hw_acquire_programs(struct kunit *test)
+{
+	unsigned int n = nxcc_of(test), i;
+	struct spm_env *e = hw_env(test, n, SZ_64K);
+	u64 bases[AMDGPU_SPM_MAX_XCC];
+
+	leave_previous_owner_state(e, n);
+	e->m->nlog = 0;
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_EXPECT_EQ(test, e->m->allocs, n);
+	for (i = 0; i < n; i++) {
+		int stop = spm_model_find_write(e->m, i, SPM_R_CP_PERFMON_CNTL, 0);
+		int base = spm_model_find_write(e->m, i, SPM_R_BASE_LO, 0);
+		int vmid = spm_model_find_write(e->m, i, SPM_R_MC_CNTL, 0);
+		unsigned int j;
+
+		bases[i] = ring_base(e, i);
+		KUNIT_EXPECT_NE(test, bases[i], 0);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, bases[i], bases[j]);
+		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_SIZE), SZ_64K);
+		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask, 0);
+		KUNIT_EXPECT_NE(test, spm_state(e, i), SPM_MODEL_START_COUNTING);
+		/* The interrupt is left off: it comes with the stall erratum */
+		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_INT_CNTL), 0);
+		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_THRESHOLD), U32_MAX);
+		/* Stopped before the ring changes, the VMID after the ring */
+		KUNIT_EXPECT_GE(test, stop, 0);
+		KUNIT_EXPECT_GT(test, base, stop);
+		KUNIT_EXPECT_GT(test, vmid, base);
+		if (e->m->l->clk_mask)
+			KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_CLK_CNTL) & e->m->l->clk_mask, 0);
+	}
+	expect_clean(test, e, n);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
+ * The first buffer starts the hardware: the ring mode that never stalls
+ * (whatever an earlier user left), the SPM clock where the part needs it,
+ * and a reset that puts the RLC's write pointer at 0.
+ */
+static void spm_hw_start_programs(struct kunit *test)
+{
+	unsigned int n = nxcc_of(test), i;
+	struct spm_env *e = hw_env(test, n, SZ_64K);
+	unsigned long buf = spm_env_user_buf(test, SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+
+	leave_previous_owner_state(e, n);
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, SZ_64K, 0, NULL), 0);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, ring_mode(e, i), 0);
+		/* The profiler's sample interval stays as it was */
+		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_PERFMON_CNTL) >> 16, 0x100);
+		KUNIT_EXPECT_EQ(test, spm_state(e, i), SPM_MODEL_DISABLE_AND_RESET);
+		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_RDPTR), 0);
+		if (e->m->l->clk_mask)
+			KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_CLK_CNTL) & e->m->l->clk_mask,
+					e->m->l->clk_mask);
+		/* The profiler starts counting; the RLC then streams */
+		spm_model_profiler_start(e->m, i, SAMPLE);
+		KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, i, SAMPLE), SAMPLE);
+	}
+	/* No buffer stops the hardware */
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, NULL), 0);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_NE(test, spm_state(e, i), SPM_MODEL_START_COUNTING);
+		KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, i, SAMPLE), 0);
+	}
+	expect_clean(test, e, n);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
+ * RELEASE gives the hardware back: stopped, SPM_VMID "none", no ring,
+ * clock off; the rings are freed only after that, and the RLC never writes
+ * to freed memory.
+ */
+static void spm_hw_release_gives_back(struct kunit *test)
+{
+	unsigned int n = nxcc_of(test), i;
+	struct spm_env *e = hw_env(test, n, SZ_64K);
+	unsigned long buf = spm_env_user_buf(test, SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, SZ_64K, 0, NULL), 0);
+	for (i = 0; i < n; i++)
+		spm_model_profiler_start(e->m, i, SAMPLE);
+	e->m->nlog = 0;
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
+	for (i = 0; i < n; i++) {
+		int stop = spm_model_find_write(e->m, i, SPM_R_CP_PERFMON_CNTL, 0);
+		int vmid = spm_model_find_write(e->m, i, SPM_R_MC_CNTL, 0);
+		int base = spm_model_find_write(e->m, i, SPM_R_BASE_LO, 0);
+
+		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+				AMDGPU_SPM_VMID_NONE);
+		KUNIT_EXPECT_EQ(test, ring_base(e, i), 0);
+		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_SIZE), 0);
+		KUNIT_EXPECT_NE(test, spm_state(e, i), SPM_MODEL_START_COUNTING);
+		KUNIT_EXPECT_GE(test, stop, 0);
+		KUNIT_EXPECT_GT(test, vmid, stop);
+		KUNIT_EXPECT_GT(test, base, vmid);
+		if (e->m->l->clk_mask)
+			KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_CLK_CNTL) & e->m->l->clk_mask, 0);
+		/* A profiler that starts counting again streams nowhere */
+		spm_model_profiler_start(e->m, i, SAMPLE);
+		KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, i, SAMPLE), 0);
+	}
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_FALSE(test, amdgpu_spm_xcc_owned(e->adev, i));
+	expect_clean(test, e, 0);
+}
+
+/* ---- streaming ---- */
+
+struct stream_run {
+	unsigned int nxcc;
+	/* 0: each step the test emits 1/4 of a ring per XCC and swaps */
+	u64 rate;
+	u64 total;
+};
+
+/*
+ * A profiler loop over three buffers while every XCC streams: every line
+ * arrives, in order, in the share of its XCC, with headers that say which
+ * XCC, which buffer and how much; nothing is lost. With a rate, the RLC
+ * model streams from a thread and the drain timer has to keep up; without
+ * one, the test emits a quarter of a ring per XCC and then swaps buffers,
+ * so that the result does not depend on how fast the machine is.
+ */
+static void stream_run(struct kunit *test, const struct stream_run *r)
+{
+	struct spm_env *e = hw_env(test, r->nxcc, SZ_4M);
+	u32 share = 2 * SZ_1M, size = share * r->nxcc, step = SZ_1M;
+	struct spm_model_check chk[AMDGPU_SPM_MAX_XCC] = {};
+	unsigned long buf[3];
+	struct spm_model_stream *st = NULL;
+	struct amdgpu_spm_stats st0, st1;
+	struct drm_amdgpu_spm_args out;
+	u64 t0, t1, lost = 0, sent = 0;
+	unsigned int i, k, seq = 1;
+	bool done = false;
+
+	for (k = 0; k < 3; k++)
+		buf[k] = spm_env_user_buf(test, size, MAP_PRIVATE | MAP_ANONYMOUS);
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf[0], size, 0, NULL), 0);
+	for (i = 0; i < r->nxcc; i++)
+		spm_model_profiler_start(e->m, i, SAMPLE);
+	spm_env_stats(test, e, 0, &st0);
+	t0 = ktime_get_ns();
+	if (r->rate)
+		st = spm_model_stream_start(test, e->m, GENMASK(r->nxcc - 1, 0),
+					    r->rate, r->total);
+	for (k = 1; !done; k++) {
+		unsigned long old = buf[(k - 1) % 3];
+
+		if (st) {
+			done = spm_model_stream_done(st);
+			if (!done)
+				usleep_range(4000, 6000);
+			else
+				msleep(50);	/* the last drain */
+		} else {
+			for (i = 0; i < r->nxcc; i++)
+				spm_model_emit(e->m, i, step);
+			sent += step;
+			done = sent >= r->total;
+		}
+		KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, done ? 0 : buf[k % 3],
+						      size, 0, &out), 0);
+		for (i = 0; i < r->nxcc; i++) {
+			struct drm_amdgpu_spm_buffer_header h;
+
+			spm_env_read_header(test, old, i * share, &h);
+			KUNIT_EXPECT_EQ(test, h.version, AMDGPU_PROFILER_VERSION);
+			KUNIT_EXPECT_EQ(test, AMDGPU_SPM_HDR_XCC(h.xcc_info), i);
+			KUNIT_EXPECT_EQ(test, AMDGPU_SPM_HDR_NUM_SHARES(h.xcc_info), r->nxcc);
+			KUNIT_EXPECT_EQ(test, AMDGPU_SPM_HDR_SHARE(h.xcc_info), i);
+			KUNIT_EXPECT_EQ(test, h.seq, seq);
+			lost += h.has_data_loss;
+			spm_model_check_share(test, old, i * share, h.bytes_copied, i, &chk[i]);
+		}
+		seq++;
+	}
+	t1 = ktime_get_ns();
+	spm_env_stats(test, e, 0, &st1);
+	KUNIT_EXPECT_EQ(test, lost, 0);
+	KUNIT_EXPECT_EQ(test, st1.laps - st0.laps, 0);
+	for (i = 0; i < r->nxcc; i++) {
+		KUNIT_EXPECT_FALSE_MSG(test, chk[i].bad, "xcc %u", i);
+		KUNIT_EXPECT_FALSE_MSG(test, chk[i].order, "xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, chk[i].gaps, 0, "xcc %u", i);
+		/* Every line the RLC wrote arrived */
+		KUNIT_EXPECT_EQ_MSG(test, chk[i].lines * LINE, e->m->x[i].emitted,
+				    "xcc %u", i);
+		KUNIT_EXPECT_GE_MSG(test, e->m->x[i].emitted, r->total, "xcc %u", i);
+	}
+	expect_clean(test, e, r->nxcc);
+	kunit_info(test, "%u XCCs: %llu MB/s per XCC for %llu ms, %llu wake-ups (%llu per second)\n",
+		   r->nxcc, div64_u64(e->m->x[0].emitted * 1000, t1 - t0 + 1),
+		   div64_u64(t1 - t0, NSEC_PER_MSEC), st1.wakeups - st0.wakeups,
+		   div64_u64((st1.wakeups - st0.wakeups) * NSEC_PER_SEC, t1 - t0 + 1));
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
+ * rocprofiler's 500 kHz sampling is roughly 160 MB/s per XCC: a lap of the
+ * default 4 MiB ring every 26 ms. These runs emit 1/4 of a ring per XCC
+ * per swap, the amount 6.5 ms of such a stream fills, so any rate that the
+ * drain's period keeps up with gives the same bytes.
+ */
+static void spm_hw_stream_1(struct kunit *test)
+{
+	const struct stream_run r = { 1, 0, 24 * SZ_1M };
+
+	stream_run(test, &r);
+}
+
+static void spm_hw_stream_4(struct kunit *test)
+{
+	const struct stream_run r = { 4, 0, 12 * SZ_1M };
+
+	stream_run(test, &r);
+}
+
+static void spm_hw_stream_8(struct kunit *test)
+{
+	const struct stream_run r = { 8, 0, 8 * SZ_1M };
+
+	stream_run(test, &r);
+}
+
+/*
+ * The drain timer alone keeps up with an RLC that streams from a thread
+ * (at a rate this emulated, instrumented kernel can itself produce and copy:
+ * real time under QEMU without KVM is far slower than hardware).
+ */
+static void spm_hw_stream_timer(struct kunit *test)
+{
+	const struct stream_run r = { min(nxcc_of(test), 2u), 8000000, 4 * SZ_1M };
+
+	stream_run(test, &r);
+}
+
+/*
+ * Past the drain's capacity: one XCC laps its ring between two drains. Its
+ * share, and only its, reports the loss; nothing stale arrives.
+ */
+static void spm_hw_overload_loss_is_per_xcc(struct kunit *test)
+{
+	unsigned int n = min(nxcc_of(test), 2u), i;
+	struct spm_env *e = hw_env(test, n, SZ_64K);
+	u32 size = n * SZ_256K;
+	unsigned long buf = spm_env_user_buf(test, size, MAP_PRIVATE | MAP_ANONYMOUS);
+	struct drm_amdgpu_spm_args out;
+	struct spm_model_check chk = {};
+
+	amdgpu_spm_backstop_ms = 60000;
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, size, 0, NULL), 0);
+	for (i = 0; i < n; i++)
+		spm_model_profiler_start(e->m, i, SAMPLE);
+	/* The last XCC writes three laps of its ring at once, the others a bit */
+	for (i = 0; i + 1 < n; i++)
+		spm_model_emit(e->m, i, 8 * SAMPLE);
+	spm_model_emit(e->m, n - 1, 3 * SZ_64K);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
+	KUNIT_EXPECT_NE(test, out.has_data_loss, 0);
+	for (i = 0; i < n; i++) {
+		struct drm_amdgpu_spm_buffer_header h;
+
+		spm_env_read_header(test, buf, i * SZ_256K, &h);
+		KUNIT_EXPECT_EQ_MSG(test, !!h.has_data_loss, i == n - 1, "xcc %u", i);
+		memset(&chk, 0, sizeof(chk));
+		spm_model_check_share(test, buf, i * SZ_256K, h.bytes_copied, i, &chk);
+		KUNIT_EXPECT_FALSE(test, chk.bad);
+		KUNIT_EXPECT_FALSE(test, chk.order);
+		if (i + 1 < n)
+			KUNIT_EXPECT_EQ(test, h.bytes_copied, 8 * SAMPLE);
+	}
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/* ---- reset and resume ---- */
+
+static void wait_programmed(struct kunit *test, struct spm_env *e, unsigned int n)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(5000);
+	unsigned int i;
+
+	do {
+		for (i = 0; i < n; i++)
+			if (!ring_base(e, i) ||
+			    (reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask))
+				break;
+		if (i == n)
+			return;
+		msleep(5);
+	} while (time_before(jiffies, end));
+	KUNIT_FAIL(test, "SPM not programmed again");
+}
+
+/*
+ * A GPU reset: while it holds the reset domain's semaphore, the manager
+ * touches no register; the RLC comes back with its reset values and its
+ * resume tells the manager, which programs the rings again and reports the
+ * gap as loss.
+ */
+static void spm_hw_reset_reprograms(struct kunit *test)
+{
+	unsigned int n = nxcc_of(test), i, nlog;
+	struct spm_env *e = hw_env(test, n, SZ_64K);
+	struct amdgpu_device *adev = e->adev;
+	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+	struct drm_amdgpu_spm_args out;
+	struct drm_amdgpu_spm_buffer_header h;
+
+	amdgpu_spm_backstop_ms = 5;
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
+	for (i = 0; i < n; i++) {
+		spm_model_profiler_start(e->m, i, SAMPLE);
+		spm_model_emit(e->m, i, 2 * SAMPLE);
+	}
+
+	/* The reset: as amdgpu_device_lock_reset_domain() takes it */
+	down_write(&adev->reset_domain->sem);
+	nlog = e->m->nlog;
+	msleep(50);	/* the worker runs and must keep off the registers */
+	KUNIT_EXPECT_EQ(test, e->m->nlog, nlog);
+	spm_model_reset(e->m);
+	atomic_inc(&adev->gpu_reset_counter);
+	KUNIT_ASSERT_EQ(test, adev->gfx.rlc.funcs->resume(adev), 0);
+	up_write(&adev->reset_domain->sem);
+
+	wait_programmed(test, e, n);
+	/* The profiler counts again; data flows into the same buffer */
+	msleep(20);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, ring_mode(e, i), 0);
+		spm_model_profiler_start(e->m, i, SAMPLE);
+		KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, i, SAMPLE), SAMPLE);
+	}
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
+	KUNIT_EXPECT_NE(test, out.has_data_loss, 0);
+	for (i = 0; i < n; i++) {
+		spm_env_read_header(test, buf, i * SZ_64K, &h);
+		KUNIT_EXPECT_EQ(test, h.bytes_copied, 3 * SAMPLE);
+		KUNIT_EXPECT_NE(test, h.has_data_loss, 0);
+	}
+	expect_clean(test, e, n);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/* Resume from suspend: no register access while suspended, then again */
+static void spm_hw_resume_reprograms(struct kunit *test)
+{
+	unsigned int n = nxcc_of(test), i, nlog;
+	struct spm_env *e = hw_env(test, n, SZ_64K);
+	struct amdgpu_device *adev = e->adev;
+	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+
+	amdgpu_spm_backstop_ms = 5;
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
+	adev->in_suspend = true;
+	spm_model_reset(e->m);
+	nlog = e->m->nlog;
+	KUNIT_ASSERT_EQ(test, adev->gfx.rlc.funcs->resume(adev), 0);
+	msleep(50);
+	/* Only RLC resume's own writes: the manager waits for the resume */
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, ring_base(e, i), 0);
+		KUNIT_EXPECT_LT(test, spm_model_find_write(e->m, i, SPM_R_BASE_LO, nlog), 0);
+	}
+	adev->in_suspend = false;
+	wait_programmed(test, e, n);
+	for (i = 0; i < n; i++) {
+		spm_model_profiler_start(e->m, i, SAMPLE);
+		KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, i, SAMPLE), SAMPLE);
+	}
+	expect_clean(test, e, n);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
+ * RLC init and resume write SPM_VMID 0xf; while the profiler owns an XCC
+ * they leave it alone.
+ */
+static void spm_hw_rlc_resume_keeps_vmid(struct kunit *test)
+{
+	unsigned int n = nxcc_of(test), i;
+	struct spm_env *e = hw_env(test, n, SZ_64K);
+	struct amdgpu_device *adev = e->adev;
+	int nlog;
+
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	nlog = e->m->nlog;
+	adev->in_suspend = true;	/* keep the worker off meanwhile */
+	KUNIT_ASSERT_EQ(test, adev->gfx.rlc.funcs->resume(adev), 0);
+	if (adev->gfx.rlc.funcs->update_spm_vmid)
+		adev->gfx.rlc.funcs->update_spm_vmid(adev, NULL, 0xf);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_LT(test, spm_model_find_write(e->m, i, SPM_R_MC_CNTL, nlog), 0);
+	adev->in_suspend = false;
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+	/* Without an acquisition they do write it */
+	for (i = 0; i < n; i++)
+		spm_model_write(e->m, i, SPM_R_MC_CNTL, 3);
+	adev->gfx.rlc.funcs->update_spm_vmid(adev, NULL, 0xf);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask, 0xf);
+}
+
+/* ---- SPM_VMID and graphics jobs ---- */
+
+static const struct amdgpu_ring_funcs compute_ring_funcs = {
+	.type = AMDGPU_RING_TYPE_COMPUTE,
+};
+
+static const struct amdgpu_ring_funcs sdma_ring_funcs = {
+	.type = AMDGPU_RING_TYPE_SDMA,
+};
+
+/*
+ * amdgpu_vm_flush() of a job with a reserved VMID calls update_spm_vmid
+ * for its ring: a compute job on an XCC the profiler owns must not change
+ * SPM_VMID, one on another XCC must; SDMA jobs (xcc_id 0) never do.
+ */
+static void spm_hw_vmid_gate(struct kunit *test)
+{
+	unsigned int n = nxcc_of(test);
+	struct spm_env *e = hw_env(test, n, SZ_64K);
+	struct amdgpu_device *adev = e->adev;
+	struct amdgpu_ring ring = { .adev = adev };
+	struct amdgpu_xcp_mgr *xm;
+	struct drm_file *p1 = e->a;
+	unsigned int i, owned = n > 1 ? n - 1 : 0;
+
+	if (n > 1) {
+		/* Two partitions; the profiler takes the last XCC only */
+		xm = kunit_kzalloc(test, sizeof(*xm), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, xm);
+		mutex_init(&xm->xcp_lock);
+		xm->adev = adev;
+		xm->num_xcps = 2;
+		for (i = 0; i < 2; i++) {
+			xm->xcp[i].id = i;
+			xm->xcp[i].valid = true;
+			xm->xcp[i].ip[AMDGPU_XCP_GFX].valid = true;
+			xm->xcp[i].ip[AMDGPU_XCP_GFX].inst_mask =
+				i ? BIT(n - 1) : GENMASK(n - 2, 0);
+		}
+		adev->xcp_mgr = xm;
+		p1 = amdgpu_kunit_helper_alloc_file(test, adev, 1);
+	}
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, p1, AMDGPU_SPM_OP_ACQUIRE), 0);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+				i == owned ? 0 : 0xf);
+
+	ring.funcs = &compute_ring_funcs;
+	for (i = 0; i < n; i++) {
+		ring.xcc_id = i;
+		adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, 5);
+		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+				    i == owned ? 0 : 5, "compute ring of xcc %u", i);
+	}
+	ring.funcs = &sdma_ring_funcs;
+	ring.xcc_id = 0;
+	for (i = 0; i < n; i++)
+		spm_model_write(e->m, i, SPM_R_MC_CNTL, i == owned ? 0 : 7);
+	adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, 9);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+				    i == owned ? 0 : 7, "sdma ring, xcc %u", i);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, p1, AMDGPU_SPM_OP_RELEASE), 0);
+	adev->xcp_mgr = NULL;
+}
+
+/* ---- the ring registers behind the driver's back ---- */
+
+/*
+ * A command stream rewrites the ring base while SPM runs (the registers
+ * are in the UCONFIG range, see profiler.rst): the next drain notices,
+ * stops SPM and gives SPM_VMID back, and SET_DEST_BUF fails with -EIO.
+ */
+static void spm_hw_tamper_stops(struct kunit *test)
+{
+	unsigned int i;
+	struct spm_env *e = hw_env(test, 1, SZ_64K);
+	unsigned long buf = spm_env_user_buf(test, SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+
+	amdgpu_spm_backstop_ms = 5;
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, SZ_64K, 0, NULL), 0);
+	spm_model_profiler_start(e->m, 0, SAMPLE);
+	spm_model_write(e->m, 0, SPM_R_BASE_LO, 0x1000);
+	for (i = 0; i < 200 && (reg(e, 0, SPM_R_MC_CNTL) & e->m->l->vmid_mask) !=
+	     AMDGPU_SPM_VMID_NONE; i++)
+		msleep(5);
+	KUNIT_EXPECT_EQ(test, reg(e, 0, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+			AMDGPU_SPM_VMID_NONE);
+	KUNIT_EXPECT_NE(test, spm_state(e, 0), SPM_MODEL_START_COUNTING);
+	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, buf, SZ_64K, 0, NULL), -EIO);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
+ * Should a profiler's command stream select ring mode 3 (stall when full,
+ * interrupt at the threshold), the threshold the hooks program keeps the
+ * pre-GC 12 stall at the threshold away as long as the drain keeps up;
+ * the threshold of the posted hooks (1) would stall at once.
+ */
+static void spm_hw_ring_mode_3_threshold(struct kunit *test)
+{
+	struct spm_env *e = hw_env(test, 1, SZ_64K);
+	const struct spm_model_layout *l = e->m->l;
+	unsigned long buf = spm_env_user_buf(test, SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, SZ_64K, 0, NULL), 0);
+	spm_model_profiler_start(e->m, 0, SAMPLE);
+	spm_model_write(e->m, 0, SPM_R_PERFMON_CNTL, 3 << l->ring_mode_shift);
+	KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, 0, 4 * SAMPLE), 4 * SAMPLE);
+	KUNIT_EXPECT_EQ(test, e->m->x[0].stalls, 0);
+	/* The erratum, reproduced by the model with the posted threshold */
+	spm_model_write(e->m, 0, SPM_R_THRESHOLD, 1);
+	KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, 0, SAMPLE), 0);
+	KUNIT_EXPECT_EQ(test, e->m->x[0].stalls, 1);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+static int gfx_v9_4_3_init(struct kunit *test)
+{
+	test->priv = (void *)&spm_layout_gfx_v9_4_3;
+	return 0;
+}
+
+static int gfx_v9_0_init(struct kunit *test)
+{
+	test->priv = (void *)&spm_layout_gfx_v9_0;
+	return 0;
+}
+
+static struct kunit_case gfx_v9_4_3_cases[] = {
+	KUNIT_CASE(spm_hw_acquire_programs),
+	KUNIT_CASE(spm_hw_start_programs),
+	KUNIT_CASE(spm_hw_release_gives_back),
+	KUNIT_CASE_SLOW(spm_hw_stream_1),
+	KUNIT_CASE_SLOW(spm_hw_stream_4),
+	KUNIT_CASE_SLOW(spm_hw_stream_8),
+	KUNIT_CASE_SLOW(spm_hw_stream_timer),
+	KUNIT_CASE(spm_hw_overload_loss_is_per_xcc),
+	KUNIT_CASE(spm_hw_reset_reprograms),
+	KUNIT_CASE(spm_hw_resume_reprograms),
+	KUNIT_CASE(spm_hw_rlc_resume_keeps_vmid),
+	KUNIT_CASE(spm_hw_vmid_gate),
+	KUNIT_CASE(spm_hw_tamper_stops),
+	KUNIT_CASE(spm_hw_ring_mode_3_threshold),
+	{}
+};
+
+static struct kunit_case gfx_v9_0_cases[] = {
+	KUNIT_CASE(spm_hw_acquire_programs),
+	KUNIT_CASE(spm_hw_start_programs),
+	KUNIT_CASE(spm_hw_release_gives_back),
+	KUNIT_CASE_SLOW(spm_hw_stream_1),
+	KUNIT_CASE_SLOW(spm_hw_stream_timer),
+	KUNIT_CASE(spm_hw_overload_loss_is_per_xcc),
+	KUNIT_CASE(spm_hw_reset_reprograms),
+	KUNIT_CASE(spm_hw_resume_reprograms),
+	KUNIT_CASE(spm_hw_rlc_resume_keeps_vmid),
+	KUNIT_CASE(spm_hw_vmid_gate),
+	KUNIT_CASE(spm_hw_tamper_stops),
+	KUNIT_CASE(spm_hw_ring_mode_3_threshold),
+	{}
+};
+
+static struct kunit_suite gfx_v9_4_3_suite = {
+	.name = "amdgpu_spm_gfx_v9_4_3",
+	.init = gfx_v9_4_3_init,
+	.test_cases = gfx_v9_4_3_cases,
+};
+
+static struct kunit_suite gfx_v9_0_suite = {
+	.name = "amdgpu_spm_gfx_v9_0",
+	.init = gfx_v9_0_init,
+	.test_cases = gfx_v9_0_cases,
+};
+
+kunit_test_suites(&gfx_v9_4_3_suite, &gfx_v9_0_suite);

@@ -1,0 +1,833 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * A register-level model of the RLC's SPM for the KUnit tests.
+ *
+ * The fake device gets a register file: its MMIO aperture is empty
+ * (rmmio_size 0), so every RREG32/WREG32 of the driver ends in
+ * adev->pcie_rreg/pcie_wreg, which this file serves from an array. Each GC
+ * instance has its own register segments (reg_offset[GC_HWIP][inst]), and
+ * logical XCCs map to other physical instances (GET_INST()), so a hook
+ * that writes the wrong instance is seen. The RLC model reads only those
+ * registers and behaves as its sources say:
+ *
+ * - It streams only while CP_PERFMON_CNTL.SPM_PERFMON_STATE is
+ *   START_COUNTING, which the profiler's own command stream writes (Mesa's
+ *   ac_emit_spm_start(); ROCm's kernel hooks never write it).
+ *   DISABLE_AND_RESET puts its write pointer back to 0 (kfd_spm.c: "When SPM
+ *   is reset, RLC automatically resets wptr to 0").
+ * - On GC 9.4.3 it needs RLC_CLK_CNTL.RLC_SPM_CLK_CNTL (ROCm's
+ *   gfx_v9_4_3.c sets it before SPM runs, and the v4 posting moved it to
+ *   RLC init for that reason); on GC 9.4.1/9.4.2 nothing says a clock bit
+ *   is needed, and the model needs none.
+ * - It writes to RLC_SPM_PERFMON_RING_BASE through SPM_VMID: the ring is a
+ *   GART address, so any VMID but 0 is a VM fault or a write into another
+ *   process's VM (2020 amd-gfx thread "Add a chunk ID for spm trace": a
+ *   stale SPM_VMID causes VM faults). A base that is no ring the driver
+ *   allocated is a stray write into memory.
+ * - Ring mode 0 never stalls and overwrites (Mesa ac_spm.c). Ring mode 3
+ *   stalls when full and interrupts at RLC_SPM_SEGMENT_THRESHOLD segments,
+ *   but before GC 12 it stalls at the threshold too ("workaround for hw
+ *   stall issue", amd-gfx, v4 15/17). A segment is taken to be one sample
+ *   (the posting's threshold 1 is described as "every segment"). Modes 1
+ *   and 2 are described nowhere: the model counts them and writes nothing.
+ * - The interrupt is raised only if RLC_SPM_INT_CNTL bit 0 is set; nothing
+ *   describes RLC_SPM_INT_STATUS, which the model ignores.
+ * - A sample is RLC_SPM_PERFMON_SEGMENT_SIZE.PERFMON_SEGMENT_SIZE lines of
+ *   32 bytes (Mesa programs the total line count there on GFX10); the ring
+ *   layout and the pre-GC 11.0.1 spill are in amdgpu_spm_rlc_ring.h.
+ * - Nothing describes what the RLC does when its ring registers change
+ *   while it streams; every source stops it first. The model counts such
+ *   writes as errors.
+ */
+
+#include <kunit/static_stub.h>
+#include <kunit/test.h>
+
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/mman.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include <drm/amdgpu_drm.h>
+
+#include "amdgpu.h"
+#include "amdgpu_reset.h"
+#include "amdgpu_spm.h"
+#include "tests/amdgpu_kunit_helpers.h"
+#include "tests/amdgpu_spm_model.h"
+
+/* Register file: 8 GC instances of 0x8000 dwords, then the other IPs */
+#define SPM_MODEL_INST_DW	0x8000
+#define SPM_MODEL_SEG1		0x1400
+#define SPM_MODEL_OTHER		(8 * SPM_MODEL_INST_DW)
+#define SPM_MODEL_NREGS		(SPM_MODEL_OTHER + 0x8000)
+#define SPM_MODEL_GPU_BASE	0x700000000000ULL
+
+/* Tests run one at a time: the device's accessors find the model here */
+static struct spm_model *spm_model_cur;
+
+static u32 gc_base[HWIP_MAX_INSTANCE][8];
+static u32 other_base[8];
+
+/* Logical XCC i is physical instance n - 1 - i */
+static int8_t spm_model_l2d(struct amdgpu_device *adev,
+			    enum amd_hw_ip_block_type block, int8_t inst)
+{
+	unsigned int n = NUM_XCC(adev->gfx.xcc_mask);
+
+	if (block != GC_HWIP || inst < 0 || inst >= n)
+		return inst;
+	return n - 1 - inst;
+}
+
+static uint32_t spm_model_l2d_mask(struct amdgpu_device *adev,
+				   enum amd_hw_ip_block_type block, uint32_t mask)
+{
+	uint32_t out = 0;
+	int i;
+
+	for (i = 0; i < 32; i++)
+		if (mask & BIT(i))
+			out |= BIT(spm_model_l2d(adev, block, i));
+	return out;
+}
+
+static int spm_model_xcc_of_phys(struct spm_model *m, int phys)
+{
+	unsigned int n = NUM_XCC(m->adev->gfx.xcc_mask);
+
+	return phys < n ? n - 1 - phys : -1;
+}
+
+static u32 spm_model_addr(struct spm_model *m, u32 xcc, enum spm_model_reg r)
+{
+	int phys = spm_model_l2d(m->adev, GC_HWIP, xcc);
+
+	return gc_base[phys][m->l->seg[r]] + m->l->off[r];
+}
+
+/* Which SPM register of which logical XCC a dword address is, or -1 */
+static int spm_model_decode(struct spm_model *m, u32 dw, u32 *xcc)
+{
+	int phys = dw / SPM_MODEL_INST_DW, x, r;
+
+	if (dw >= SPM_MODEL_OTHER)
+		return -1;
+	x = spm_model_xcc_of_phys(m, phys);
+	if (x < 0)
+		return -1;
+	for (r = 0; r < SPM_R_NUM; r++) {
+		if (gc_base[phys][m->l->seg[r]] + m->l->off[r] == dw) {
+			*xcc = x;
+			return r;
+		}
+	}
+	return -1;
+}
+
+static u32 spm_model_get(struct spm_model *m, u32 xcc, enum spm_model_reg r)
+{
+	return m->regs[spm_model_addr(m, xcc, r)];
+}
+
+static u32 spm_model_fld(struct spm_model *m, u32 xcc, enum spm_model_reg r,
+			 u32 mask, u32 shift)
+{
+	return (spm_model_get(m, xcc, r) & mask) >> shift;
+}
+
+/* Side effects of a write to an SPM register; called with m->lock held */
+static void spm_model_wrote(struct spm_model *m, u32 xcc, int r, u32 old,
+			    u32 v)
+{
+	struct spm_model_xcc *x = &m->x[xcc];
+	const struct spm_model_layout *l = m->l;
+
+	if (m->nlog < SPM_MODEL_LOG)
+		m->log[m->nlog++] = (struct spm_model_write){ xcc, r, v };
+
+	switch (r) {
+	case SPM_R_CP_PERFMON_CNTL:
+		switch ((v & l->state_mask) >> l->state_shift) {
+		case SPM_MODEL_DISABLE_AND_RESET:
+			x->streaming = false;
+			x->w.pos = 0;
+			break;
+		case SPM_MODEL_START_COUNTING:
+			x->streaming = true;
+			break;
+		default:
+			x->streaming = false;
+			break;
+		}
+		break;
+	case SPM_R_BASE_LO:
+	case SPM_R_BASE_HI:
+	case SPM_R_SIZE:
+		if (x->streaming)
+			x->reprogrammed++;
+		break;
+	case SPM_R_MC_CNTL:
+		if (x->streaming && ((old ^ v) & l->vmid_mask))
+			x->reprogrammed++;
+		break;
+	default:
+		break;
+	}
+}
+
+static u32 spm_model_rreg(struct amdgpu_device *adev, u32 byte)
+{
+	struct spm_model *m = spm_model_cur;
+	unsigned long flags;
+	u32 v = 0;
+
+	if (!m || byte / 4 >= m->nregs)
+		return 0;
+	spin_lock_irqsave(&m->lock, flags);
+	v = m->regs[byte / 4];
+	spin_unlock_irqrestore(&m->lock, flags);
+	return v;
+}
+
+static void spm_model_wreg(struct amdgpu_device *adev, u32 byte, u32 v)
+{
+	struct spm_model *m = spm_model_cur;
+	unsigned long flags;
+	u32 xcc, old;
+	int r;
+
+	if (!m || byte / 4 >= m->nregs)
+		return;
+	spin_lock_irqsave(&m->lock, flags);
+	old = m->regs[byte / 4];
+	m->regs[byte / 4] = v;
+	r = spm_model_decode(m, byte / 4, &xcc);
+	if (r >= 0)
+		spm_model_wrote(m, xcc, r, old, v);
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/* ---- rings: amdgpu_spm_ring_alloc_gtt() and _free_gtt() ---- */
+
+static int spm_model_ring_alloc(struct amdgpu_device *adev, u32 xcc, u32 size,
+				struct amdgpu_spm_ring *ring)
+{
+	struct spm_model *m = spm_model_cur;
+	unsigned long flags;
+	u8 *cpu;
+	int i;
+
+	if (m->alloc_gate) {
+		complete(m->alloc_waiting);
+		wait_for_completion(m->alloc_gate);
+	}
+	if (m->fail_alloc == xcc)
+		return -ENOMEM;
+	cpu = vzalloc(size);
+	if (!cpu)
+		return -ENOMEM;
+	/* What the RLC never wrote is not zero, so that reading it shows */
+	memset(cpu, 0xa5, size);
+	spin_lock_irqsave(&m->lock, flags);
+	for (i = 0; i < SPM_MODEL_MAX_RINGS && m->rings[i].cpu; i++)
+		;
+	if (i == SPM_MODEL_MAX_RINGS) {
+		spin_unlock_irqrestore(&m->lock, flags);
+		vfree(cpu);
+		return -ENOMEM;
+	}
+	m->rings[i] = (struct spm_model_ring){
+		.gpu = SPM_MODEL_GPU_BASE + (u64)i * SZ_256M,
+		.cpu = cpu, .size = size, .live = true,
+	};
+	m->allocs++;
+	spin_unlock_irqrestore(&m->lock, flags);
+	ring->cpu_addr = cpu;
+	ring->gpu_addr = m->rings[i].gpu;
+	ring->size = size;
+	ring->priv = &m->rings[i];
+	return 0;
+}
+
+static void spm_model_ring_free(struct amdgpu_device *adev, u32 xcc,
+				struct amdgpu_spm_ring *ring)
+{
+	struct spm_model *m = spm_model_cur;
+	struct spm_model_ring *mr = ring->priv;
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&m->lock, flags);
+	mr->live = false;
+	m->allocs--;
+	for (i = 0; i < AMDGPU_SPM_MAX_XCC; i++)
+		if (m->x[i].ring == mr - m->rings)
+			m->x[i].ring = -1;
+	spin_unlock_irqrestore(&m->lock, flags);
+	vfree(mr->cpu);
+	mr->cpu = NULL;
+	ring->cpu_addr = NULL;
+}
+
+/* ---- the RLC ---- */
+
+static int spm_model_ring_at(struct spm_model *m, u64 gpu)
+{
+	int i;
+
+	for (i = 0; i < SPM_MODEL_MAX_RINGS; i++)
+		if (m->rings[i].live && m->rings[i].gpu == gpu)
+			return i;
+	return -1;
+}
+
+/* One sample of @xcc, or why not; called with m->lock held */
+static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
+{
+	const struct spm_model_layout *l = m->l;
+	struct spm_model_xcc *x = &m->x[xcc];
+	u32 lines, sample, size, mode, vmid, fill;
+	struct spm_model_ring *mr;
+	int ring;
+	u64 base;
+
+	lines = spm_model_get(m, xcc, SPM_R_SEGMENT_SIZE) & l->lines_mask;
+	sample = max(lines, 1u) * AMDGPU_SPM_LINE_SIZE;
+	if (!x->streaming ||
+	    (l->clk_mask && (spm_model_get(m, xcc, SPM_R_CLK_CNTL) & l->clk_mask) !=
+	     l->clk_mask)) {
+		x->dropped += sample;
+		return false;
+	}
+	base = (u64)(spm_model_get(m, xcc, SPM_R_BASE_HI) & 0xffff) << 32 |
+	       spm_model_get(m, xcc, SPM_R_BASE_LO);
+	size = spm_model_get(m, xcc, SPM_R_SIZE);
+	vmid = spm_model_get(m, xcc, SPM_R_MC_CNTL) & l->vmid_mask;
+	ring = spm_model_ring_at(m, base);
+	if (ring < 0 || size <= AMDGPU_SPM_RING_HDR_SIZE ||
+	    size > m->rings[ring].size) {
+		x->stray++;
+		x->dropped += sample;
+		return false;
+	}
+	if (vmid) {
+		x->vmfaults++;
+		x->dropped += sample;
+		return false;
+	}
+	mr = &m->rings[ring];
+	if (x->ring != ring || x->w.size != size - AMDGPU_SPM_RING_HDR_SIZE) {
+		u32 pos = x->ring == ring ? x->w.pos : 0;
+
+		spm_rlc_ring_init(&x->w, mr->cpu, size - AMDGPU_SPM_RING_HDR_SIZE,
+				  mr->size - size, sample, xcc);
+		x->w.pos = pos < x->w.size ? pos : 0;
+		x->ring = ring;
+	}
+	x->w.sample = sample;
+
+	mode = (spm_model_get(m, xcc, SPM_R_PERFMON_CNTL) & l->ring_mode_mask) >>
+	       l->ring_mode_shift;
+	switch (mode) {
+	case 0:
+		break;
+	case 3:
+		fill = (x->w.pos + x->w.size -
+			spm_model_get(m, xcc, SPM_R_RDPTR) % x->w.size) % x->w.size;
+		if (fill + sample >= x->w.size ||
+		    fill >= (u64)spm_model_get(m, xcc, SPM_R_THRESHOLD) * sample) {
+			/* The stall before GC 12 comes at the threshold */
+			x->stalls++;
+			x->dropped += sample;
+			if (spm_model_get(m, xcc, SPM_R_INT_CNTL) & 1)
+				x->irqs++;
+			return false;
+		}
+		break;
+	default:
+		x->unknown_mode++;
+		x->dropped += sample;
+		return false;
+	}
+	/* Stream positions go on across rings, so every line is unique */
+	x->w.seq = x->seq;
+	if (!spm_rlc_ring_sample(&x->w)) {
+		x->dropped += sample;
+		return false;
+	}
+	x->seq = x->w.seq;
+	x->emitted += sample;
+	return true;
+}
+
+/**
+ * spm_model_line_seq - the stream position of the next line of an XCC
+ * @m: the model
+ * @xcc: logical XCC
+ *
+ * Return: the position; lines carry it (see amdgpu_spm_rlc_ring.h).
+ */
+u64 spm_model_line_seq(struct spm_model *m, u32 xcc)
+{
+	return READ_ONCE(m->x[xcc].seq);
+}
+
+/**
+ * spm_model_emit - the RLC of an XCC produces @bytes of samples
+ * @m: the model
+ * @xcc: logical XCC
+ * @bytes: how much, rounded up to samples
+ *
+ * Return: the bytes written into a ring.
+ */
+u32 spm_model_emit(struct spm_model *m, u32 xcc, u32 bytes)
+{
+	unsigned long flags;
+	u32 done = 0, written = 0, sample;
+
+	while (done < bytes) {
+		spin_lock_irqsave(&m->lock, flags);
+		sample = max(spm_model_get(m, xcc, SPM_R_SEGMENT_SIZE) & m->l->lines_mask,
+			     1u) * AMDGPU_SPM_LINE_SIZE;
+		if (spm_model_sample_locked(m, xcc))
+			written += sample;
+		spin_unlock_irqrestore(&m->lock, flags);
+		done += sample;
+	}
+	return written;
+}
+
+/**
+ * spm_model_profiler_start - what a profiler's command stream does
+ * @m: the model
+ * @xcc: logical XCC
+ * @sample: bytes per sample (a multiple of 32)
+ *
+ * Programs the sample's size and starts counting (SPM_PERFMON_STATE
+ * START_COUNTING), as Mesa's ac_emit_spm_setup() and ac_emit_spm_start()
+ * do from a command buffer.
+ */
+void spm_model_profiler_start(struct spm_model *m, u32 xcc, u32 sample)
+{
+	const struct spm_model_layout *l = m->l;
+	u32 v;
+
+	v = spm_model_read(m, xcc, SPM_R_SEGMENT_SIZE) & ~l->lines_mask;
+	spm_model_write(m, xcc, SPM_R_SEGMENT_SIZE, v | (sample / AMDGPU_SPM_LINE_SIZE));
+	v = spm_model_read(m, xcc, SPM_R_CP_PERFMON_CNTL) & ~l->state_mask;
+	spm_model_write(m, xcc, SPM_R_CP_PERFMON_CNTL,
+			v | (SPM_MODEL_START_COUNTING << l->state_shift));
+}
+
+/**
+ * spm_model_reset - the GPU was reset: SPM registers at their reset values
+ * @m: the model
+ *
+ * SPM_VMID 0xf (the value RLC init programs and the SPM manager calls
+ * %AMDGPU_SPM_VMID_NONE), everything else 0.
+ */
+void spm_model_reset(struct spm_model *m)
+{
+	unsigned long flags;
+	unsigned int i, r;
+
+	spin_lock_irqsave(&m->lock, flags);
+	for (i = 0; i < NUM_XCC(m->adev->gfx.xcc_mask); i++) {
+		for (r = 0; r < SPM_R_NUM; r++)
+			m->regs[spm_model_addr(m, i, r)] = 0;
+		m->regs[spm_model_addr(m, i, SPM_R_MC_CNTL)] = AMDGPU_SPM_VMID_NONE;
+		m->x[i].streaming = false;
+		m->x[i].w.pos = 0;
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+u32 spm_model_read(struct spm_model *m, u32 xcc, enum spm_model_reg r)
+{
+	return spm_model_rreg(m->adev, spm_model_addr(m, xcc, r) * 4);
+}
+
+void spm_model_write(struct spm_model *m, u32 xcc, enum spm_model_reg r, u32 v)
+{
+	spm_model_wreg(m->adev, spm_model_addr(m, xcc, r) * 4, v);
+}
+
+u32 spm_model_field(struct spm_model *m, u32 xcc, enum spm_model_reg r,
+		    u32 mask, u32 shift)
+{
+	unsigned long flags;
+	u32 v;
+
+	spin_lock_irqsave(&m->lock, flags);
+	v = spm_model_fld(m, xcc, r, mask, shift);
+	spin_unlock_irqrestore(&m->lock, flags);
+	return v;
+}
+
+/**
+ * spm_model_find_write - the first logged write of a register at or after
+ * an index
+ * @m: the model
+ * @xcc: logical XCC
+ * @r: register
+ * @from: log index to start at
+ *
+ * Return: the log index, or -1.
+ */
+int spm_model_find_write(struct spm_model *m, u32 xcc, enum spm_model_reg r,
+			 int from)
+{
+	unsigned int i;
+
+	for (i = max(from, 0); i < m->nlog; i++)
+		if (m->log[i].xcc == xcc && m->log[i].reg == r)
+			return i;
+	return -1;
+}
+
+/* ---- setup ---- */
+
+static void spm_model_fini(void *data)
+{
+	struct spm_model *m = data;
+	unsigned int i;
+
+	amdgpu_spm_fini(m->adev);
+	for (i = 0; i < SPM_MODEL_MAX_RINGS; i++)
+		vfree(m->rings[i].cpu);
+	if (m->adev->reset_domain)
+		amdgpu_reset_put_reset_domain(m->adev->reset_domain);
+	m->adev->reset_domain = NULL;
+	spm_model_cur = NULL;
+	vfree(m->regs);
+}
+
+/**
+ * spm_model_create - a fake device with the model behind its registers
+ * @test: the test
+ * @l: the GC version's registers
+ * @nxcc: XCCs (1 for GC 9.4.1/9.4.2)
+ *
+ * Sets up a fake &amdgpu_device with a register file, a real reset domain,
+ * the IP versions and XCCs of the part, and runs the real early_init of its
+ * GFX IP block, which installs the SPM hooks (it fails afterwards to load
+ * firmware, which the tests do not need). Rings come from the model.
+ *
+ * Return: the model; freed when @test ends.
+ */
+struct spm_model *spm_model_create(struct kunit *test,
+				   const struct spm_model_layout *l,
+				   unsigned int nxcc)
+{
+	struct amdgpu_ip_block ipb = {};
+	struct amdgpu_device *adev;
+	struct spm_model *m;
+	unsigned int i, j;
+
+	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->regs = vzalloc(SPM_MODEL_NREGS * sizeof(u32));
+	KUNIT_ASSERT_NOT_NULL(test, m->regs);
+	m->nregs = SPM_MODEL_NREGS;
+	m->l = l;
+	m->fail_alloc = -1;
+	spin_lock_init(&m->lock);
+	for (i = 0; i < AMDGPU_SPM_MAX_XCC; i++)
+		m->x[i].ring = -1;
+
+	adev = amdgpu_kunit_helper_alloc_device(test);
+	m->adev = adev;
+	adev->pdev = kunit_kzalloc(test, sizeof(*adev->pdev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, adev->pdev);
+	adev->rmmio_size = 0;
+	adev->pcie_rreg = spm_model_rreg;
+	adev->pcie_wreg = spm_model_wreg;
+	for (i = 0; i < HWIP_MAX_INSTANCE; i++) {
+		for (j = 0; j < 8; j++)
+			gc_base[i][j] = i * SPM_MODEL_INST_DW + (j ? SPM_MODEL_SEG1 : 0);
+		adev->reg_offset[GC_HWIP][i] = gc_base[i];
+	}
+	for (j = 0; j < 8; j++)
+		other_base[j] = SPM_MODEL_OTHER;
+	for (i = 0; i < MAX_HWIP; i++)
+		for (j = 0; j < HWIP_MAX_INSTANCE; j++)
+			if (i != GC_HWIP)
+				adev->reg_offset[i][j] = other_base;
+	adev->ip_map.logical_to_dev_inst = spm_model_l2d;
+	adev->ip_map.logical_to_dev_mask = spm_model_l2d_mask;
+	adev->ip_versions[GC_HWIP][0] = l->ip_version;
+	adev->gfx.xcc_mask = GENMASK(nxcc - 1, 0);
+	adev->firmware.load_type = AMDGPU_FW_LOAD_PSP;
+	mutex_init(&adev->srbm_mutex);
+	mutex_init(&adev->grbm_idx_mutex);
+	mutex_init(&adev->gfx.gfx_off_mutex);
+	adev->reset_domain = amdgpu_reset_create_reset_domain(SINGLE_DEVICE, "spm-test");
+	KUNIT_ASSERT_NOT_NULL(test, adev->reset_domain);
+	spm_model_cur = m;
+	/* Before the teardown action: cleanup runs last first */
+	kunit_activate_static_stub(test, amdgpu_spm_ring_alloc_gtt, spm_model_ring_alloc);
+	kunit_activate_static_stub(test, amdgpu_spm_ring_free_gtt, spm_model_ring_free);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, spm_model_fini, m), 0);
+
+	/* The real IP's early_init installs the SPM hooks */
+	ipb.adev = adev;
+	ipb.version = l->ip_block;
+	l->ip_block->funcs->early_init(&ipb);
+	/* What the part's SPM looks like after RLC init */
+	spm_model_reset(m);
+	m->nlog = 0;
+	return m;
+}
+
+/* ---- streaming ---- */
+
+struct spm_model_stream {
+	struct spm_model *m;
+	struct kunit *test;
+	u32 mask;
+	u64 rate;
+	u64 total;
+	struct task_struct *task;
+	struct completion done;
+};
+
+static int spm_model_stream_fn(void *data)
+{
+	struct spm_model_stream *st = data;
+	u64 start = ktime_get_ns(), sent = 0;
+	unsigned long x;
+
+	/* Rings are freed through a static stub: look like the test */
+	current->kunit_test = st->test;
+	while (sent < st->total && !kthread_should_stop()) {
+		u64 due = div64_u64((ktime_get_ns() - start) * st->rate, NSEC_PER_SEC);
+		u32 chunk = min_t(u64, due > sent ? due - sent : 0, st->total - sent);
+
+		/*
+		 * The RLC streams smoothly: never more than 1/16 of a ring at
+		 * once. A thread that fell behind stays behind (the rate it
+		 * reached is what the test reports).
+		 */
+		chunk = min_t(u32, chunk, amdgpu_spm_ring_size / 16);
+		if (due > sent + chunk)
+			start += div64_u64((due - sent - chunk) * NSEC_PER_SEC, st->rate);
+		if (chunk) {
+			for_each_set_bit(x, (unsigned long *)&st->mask, AMDGPU_SPM_MAX_XCC)
+				spm_model_emit(st->m, x, chunk);
+			sent += chunk;
+		}
+		usleep_range(500, 1000);
+	}
+	complete(&st->done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void spm_model_stream_stop(void *data)
+{
+	struct spm_model_stream *st = data;
+
+	kthread_stop(st->task);
+}
+
+/**
+ * spm_model_stream_start - stream from a thread
+ * @test: the test
+ * @m: the model
+ * @xcc_mask: the XCCs that stream
+ * @bytes_per_sec: the rate of each XCC
+ * @total: bytes each XCC streams
+ *
+ * Return: the stream; stopped when @test ends.
+ */
+struct spm_model_stream *spm_model_stream_start(struct kunit *test,
+						struct spm_model *m, u32 xcc_mask,
+						u64 bytes_per_sec, u64 total)
+{
+	struct spm_model_stream *st;
+
+	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	st->m = m;
+	st->test = test;
+	st->mask = xcc_mask;
+	st->rate = bytes_per_sec;
+	st->total = total;
+	init_completion(&st->done);
+	st->task = kthread_run(spm_model_stream_fn, st, "spm-model");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(st->task));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, spm_model_stream_stop, st), 0);
+	return st;
+}
+
+/**
+ * spm_model_stream_wait - wait until a stream has sent everything
+ * @st: the stream
+ */
+void spm_model_stream_wait(struct spm_model_stream *st)
+{
+	wait_for_completion(&st->done);
+}
+
+/**
+ * spm_model_stream_done - whether a stream has sent everything
+ * @st: the stream
+ *
+ * Return: true once it has.
+ */
+bool spm_model_stream_done(struct spm_model_stream *st)
+{
+	return completion_done(&st->done);
+}
+
+/**
+ * spm_model_check_share - check the data of a share in a user buffer
+ * @test: the test
+ * @buf: user address of the buffer
+ * @off: offset of the share (of its header)
+ * @bytes: data bytes the header says it holds
+ * @xcc: the XCC whose lines it must hold
+ * @c: running state, carried from one buffer to the next of the same XCC
+ */
+void spm_model_check_share(struct kunit *test, unsigned long buf, u32 off,
+			   u32 bytes, u32 xcc, struct spm_model_check *c)
+{
+	u8 *tmp;
+	u32 i;
+
+	if (!bytes)
+		return;
+	tmp = kvmalloc(bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tmp);
+	KUNIT_ASSERT_EQ(test, copy_from_user(tmp, (void __user *)(buf + off +
+				sizeof(struct drm_amdgpu_spm_buffer_header)), bytes), 0);
+	for (i = 0; i + AMDGPU_SPM_LINE_SIZE <= bytes; i += AMDGPU_SPM_LINE_SIZE) {
+		u64 seq;
+
+		if (!spm_rlc_line_ok(tmp + i, xcc, &seq)) {
+			c->bad = true;
+			break;
+		}
+		if (seq < c->next)
+			c->order = true;
+		else
+			c->gaps += seq - c->next;
+		c->next = seq + 1;
+		c->lines++;
+	}
+	kvfree(tmp);
+}
+
+/* ---- a test's environment ---- */
+
+static void spm_env_restore(void *data)
+{
+	struct spm_env *e = data;
+
+	amdgpu_spm_paranoid = e->saved_paranoid;
+	amdgpu_spm_unsafe_vmid0 = e->saved_vmid0;
+	amdgpu_spm_ring_size = e->saved_ring;
+	amdgpu_spm_backstop_ms = e->saved_backstop;
+}
+
+/**
+ * spm_env_create - a model and two files of partition 0
+ * @test: the test
+ * @l: the GC version
+ * @nxcc: XCCs
+ * @ring_size: amdgpu.spm_ring_size for the test
+ *
+ * SPM is allowed (amdgpu.spm_unsafe_vmid0=1); module parameters are
+ * restored when @test ends.
+ *
+ * Return: the environment.
+ */
+struct spm_env *spm_env_create(struct kunit *test,
+			       const struct spm_model_layout *l,
+			       unsigned int nxcc, u32 ring_size)
+{
+	struct spm_env *e;
+
+	e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	e->saved_paranoid = amdgpu_spm_paranoid;
+	e->saved_vmid0 = amdgpu_spm_unsafe_vmid0;
+	e->saved_ring = amdgpu_spm_ring_size;
+	e->saved_backstop = amdgpu_spm_backstop_ms;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, spm_env_restore, e), 0);
+	amdgpu_spm_unsafe_vmid0 = true;
+	amdgpu_spm_ring_size = ring_size;
+
+	e->m = spm_model_create(test, l, nxcc);
+	e->adev = e->m->adev;
+	e->a = amdgpu_kunit_helper_alloc_file(test, e->adev, 0);
+	e->b = amdgpu_kunit_helper_alloc_file(test, e->adev, 0);
+	return e;
+}
+
+int spm_env_op(struct spm_env *e, struct drm_file *f, u32 op)
+{
+	struct drm_amdgpu_spm_args args = { .op = op };
+
+	return amdgpu_spm_ioctl(e->adev, f, &args);
+}
+
+int spm_env_set_buf(struct spm_env *e, struct drm_file *f, unsigned long buf,
+		    u32 size, u32 timeout, struct drm_amdgpu_spm_args *out)
+{
+	struct drm_amdgpu_spm_args args = {
+		.op = AMDGPU_SPM_OP_SET_DEST_BUF,
+		.dest_buf = buf,
+		.buf_size = size,
+		.timeout = timeout,
+	};
+	int r;
+
+	r = amdgpu_spm_ioctl(e->adev, f, &args);
+	if (out)
+		*out = args;
+	return r;
+}
+
+unsigned long spm_env_user_buf(struct kunit *test, u32 size, unsigned long flags)
+{
+	unsigned long addr;
+
+	addr = kunit_vm_mmap(test, NULL, 0, size, PROT_READ | PROT_WRITE, flags, 0);
+	KUNIT_ASSERT_FALSE(test, !addr || IS_ERR_VALUE(addr));
+	return addr;
+}
+
+void spm_env_read_header(struct kunit *test, unsigned long buf, u32 off,
+			 struct drm_amdgpu_spm_buffer_header *hdr)
+{
+	KUNIT_ASSERT_EQ(test, copy_from_user(hdr, (void __user *)(buf + off),
+					     sizeof(*hdr)), 0);
+}
+
+void spm_env_stats(struct kunit *test, struct spm_env *e, u32 xcp,
+		   struct amdgpu_spm_stats *st)
+{
+	KUNIT_ASSERT_EQ(test, amdgpu_spm_get_stats(e->adev, xcp, st), 0);
+}
+
+/* Wait until the header at @off says @bytes or more */
+bool spm_env_wait_header(struct kunit *test, unsigned long buf, u32 off,
+			 u32 bytes, unsigned int ms)
+{
+	struct drm_amdgpu_spm_buffer_header hdr;
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	do {
+		spm_env_read_header(test, buf, off, &hdr);
+		if (hdr.bytes_copied >= bytes)
+			return true;
+		usleep_range(2000, 5000);
+	} while (time_before(jiffies, end));
+	return false;
+}

@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * Native tests and benchmark of the SPM drain core
+ * (drivers/gpu/drm/amd/amdgpu/amdgpu_spm_drain.c), built as a userspace
+ * program against the shim headers in shim/, with the RLC ring writer of
+ * the KUnit tests (drivers/gpu/drm/amd/amdgpu/tests/amdgpu_spm_rlc_ring.h).
+ *
+ *   spm_drain_test          run the tests; "N passed, N failed"
+ *   spm_drain_test bench    print "spm_native_drain: <bytes> bytes, ratio
+ *                           drain/memcpy = X.XX"
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <linux/kernel.h>
+#include <linux/highmem.h>
+#include <linux/sizes.h>
+
+#include <drm/amdgpu_drm.h>
+
+#include "amdgpu_spm_drain.h"
+#include "tests/amdgpu_spm_rlc_ring.h"
+
+#define HDR	((u32)sizeof(struct drm_amdgpu_spm_buffer_header))
+#define LINE	AMDGPU_SPM_LINE_SIZE
+/* Spill area of the native runs: more than a sample, a fraction of the ring */
+#define GUARD	SZ_8K
+
+static int passed, failed;
+static const char *cur_test;
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "%s:%d: %s: check failed: %s\n",	\
+			__FILE__, __LINE__, cur_test, #cond);		\
+		return -1;						\
+	}								\
+} while (0)
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* xorshift: reproducible schedules */
+static u64 rnd_state = 88172645463325252ULL;
+static u64 rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static void *xalloc(size_t n)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, PAGE_SIZE, n) || !p) {
+		perror("posix_memalign");
+		exit(2);
+	}
+	memset(p, 0xa5, n);
+	return p;
+}
+
+/* A destination buffer made of pages, as SET_DEST_BUF pins it */
+struct tbuf {
+	u8 *mem;
+	u32 size;
+	struct page **pages;
+	struct amdgpu_spm_dst dst;
+};
+
+static void tbuf_init(struct tbuf *b, u32 size, u32 offset)
+{
+	u32 i, n = (offset + size + PAGE_SIZE - 1) / PAGE_SIZE;
+
+	b->mem = xalloc((size_t)n * PAGE_SIZE);
+	b->size = size;
+	b->pages = calloc(n, sizeof(*b->pages));
+	for (i = 0; i < n; i++)
+		b->pages[i] = (struct page *)(b->mem + (size_t)i * PAGE_SIZE);
+	memset(&b->dst, 0, sizeof(b->dst));
+	b->dst.pages = b->pages;
+	b->dst.offset = offset;
+	b->dst.size = size;
+}
+
+static void tbuf_free(struct tbuf *b)
+{
+	free(b->mem);
+	free(b->pages);
+}
+
+static u8 *tbuf_at(struct tbuf *b, u32 off)
+{
+	return b->mem + b->dst.offset + off;
+}
+
+/* One XCC: the RLC, its ring, the drain cursor, the current share */
+struct txcc {
+	u8 *ring;
+	struct spm_rlc_ring rlc;
+	struct amdgpu_spm_cursor c;
+	struct amdgpu_spm_share sh;
+	u64 next_seq;		/* next stream position expected by the checker */
+	u64 gaps;		/* lines missing in what was delivered */
+	u64 unflagged;		/* gaps in shares that did not report loss */
+	bool prev_loss;		/* the share retired before this one lost data */
+};
+
+static const u8 token[LINE] = "amdgpu spm drain sentinel 0123";
+
+static void txcc_init(struct txcc *x, u32 size, u32 guard, u32 sample, u32 id)
+{
+	x->ring = xalloc(AMDGPU_SPM_RING_HDR_SIZE + size + guard);
+	spm_rlc_ring_init(&x->rlc, x->ring, size, guard, sample, id);
+	amdgpu_spm_cursor_init(&x->c, x->ring, size, guard, token);
+	amdgpu_spm_cursor_restart(&x->c);
+	x->next_seq = 0;
+	x->gaps = 0;
+	x->unflagged = 0;
+	x->prev_loss = false;
+}
+
+/*
+ * Check a retired share: every line valid for its XCC, in stream order,
+ * none twice; a gap (lines the drain never delivered) is only allowed in a
+ * share that reported loss, or at its start when the share before did
+ * (data dropped because that one was full, or lost at its end).
+ */
+static int check_share(struct txcc *x, struct tbuf *b, u32 id)
+{
+	struct amdgpu_spm_share *sh = &x->sh;
+	bool first = true;
+	u32 off;
+
+	CHECK(sh->copied % LINE == 0);
+	CHECK(sh->copied <= sh->cap);
+	for (off = 0; off < sh->copied; off += LINE) {
+		u64 seq;
+
+		CHECK(spm_rlc_line_ok(tbuf_at(b, sh->off + HDR + off), id, &seq));
+		CHECK(seq >= x->next_seq);
+		if (seq != x->next_seq) {
+			x->gaps += seq - x->next_seq;
+			if (!sh->loss && !(first && x->prev_loss))
+				x->unflagged++;
+		}
+		x->next_seq = seq + 1;
+		first = false;
+	}
+	/* A share that got nothing carries the loss before it over */
+	x->prev_loss = sh->loss || (!sh->copied && x->prev_loss);
+	return 0;
+}
+
+static int drain(struct txcc *x, struct tbuf *b)
+{
+	return amdgpu_spm_drain_ring(&x->c, &x->sh, b ? &b->dst : NULL, now_ns());
+}
+
+static void emit(struct txcc *x, u32 bytes)
+{
+	u32 done;
+
+	for (done = 0; done < bytes; done += x->rlc.sample)
+		spm_rlc_ring_sample(&x->rlc);
+}
+
+/* ---- tests ---- */
+
+static int test_linear(void)
+{
+	struct txcc x;
+	struct tbuf b;
+
+	txcc_init(&x, SZ_64K, 0, 8 * LINE, 0);
+	tbuf_init(&b, SZ_64K, 0);
+	amdgpu_spm_share_init(&x.sh, b.size, 0, 1, 0, 1, now_ns());
+	emit(&x, 10 * 8 * LINE);
+	CHECK(drain(&x, &b) == 10 * 8 * LINE);
+	CHECK(x.sh.copied == 10 * 8 * LINE && !x.sh.loss);
+	CHECK(check_share(&x, &b, 0) == 0);
+	CHECK(x.next_seq == 80 && x.gaps == 0);
+	/* Nothing new: nothing copied */
+	CHECK(drain(&x, &b) == 0);
+	tbuf_free(&b);
+	free(x.ring);
+	return 0;
+}
+
+/* Many laps, drained well before the ring fills: everything, in order */
+static int wrap_run(u32 guard, u32 sample)
+{
+	struct txcc x;
+	struct tbuf b;
+	int i;
+
+	txcc_init(&x, SZ_64K, guard, sample, 3);
+	tbuf_init(&b, 8 * SZ_1M, 0);
+	amdgpu_spm_share_init(&x.sh, b.size, 0, 1, 3, 1, now_ns());
+	for (i = 0; i < 200; i++) {
+		emit(&x, SZ_64K / 3);
+		drain(&x, &b);
+	}
+	CHECK(!x.sh.loss);
+	CHECK(check_share(&x, &b, 3) == 0);
+	CHECK(x.gaps == 0 && x.next_seq == x.rlc.seq);
+	CHECK(x.c.laps == 0);
+	tbuf_free(&b);
+	free(x.ring);
+	return 0;
+}
+
+static int test_wrap_exact(void)
+{
+	return wrap_run(0, 24 * LINE);
+}
+
+/* Pre-GC 11.0.1: samples that do not divide the ring spill past its end */
+static int test_wrap_spill(void)
+{
+	return wrap_run(GUARD, 96 * LINE);
+}
+
+/* A sample that ends exactly at the end leaves nothing to spill */
+static int test_wrap_spill_none(void)
+{
+	return wrap_run(GUARD, 64 * LINE);
+}
+
+/* More than a lap between drains: loss, and nothing stale delivered */
+static int lap_run(u32 guard)
+{
+	struct txcc x;
+	struct tbuf b;
+
+	txcc_init(&x, SZ_64K, guard, 40 * LINE, 1);
+	tbuf_init(&b, SZ_1M, 0);
+	amdgpu_spm_share_init(&x.sh, b.size, 0, 1, 1, 1, now_ns());
+	emit(&x, SZ_64K / 2);
+	drain(&x, &b);
+	CHECK(!x.sh.loss);
+	emit(&x, SZ_64K + SZ_64K / 4);
+	drain(&x, &b);
+	CHECK(x.sh.loss);
+	CHECK(x.c.laps == 1);
+	/* After the loss it streams on, in order */
+	emit(&x, SZ_64K / 2);
+	drain(&x, &b);
+	emit(&x, SZ_64K / 2);
+	drain(&x, &b);
+	CHECK(check_share(&x, &b, 1) == 0);
+	CHECK(x.gaps > 0);
+	CHECK(x.c.laps <= 2);
+	tbuf_free(&b);
+	free(x.ring);
+	return 0;
+}
+
+static int test_lap_exact(void)
+{
+	return lap_run(0);
+}
+
+static int test_lap_spill(void)
+{
+	return lap_run(GUARD);
+}
+
+/* Exactly one lap between drains must not look like an empty ring */
+static int test_lap_not_empty(void)
+{
+	struct txcc x;
+	struct tbuf b;
+
+	txcc_init(&x, SZ_64K, 0, 8 * LINE, 2);
+	tbuf_init(&b, SZ_1M, 0);
+	amdgpu_spm_share_init(&x.sh, b.size, 0, 1, 2, 1, now_ns());
+	emit(&x, 4096);
+	drain(&x, &b);
+	emit(&x, SZ_64K);	/* the write pointer is back where it was */
+	CHECK(READ_ONCE(*(u32 *)x.ring) == x.c.rptr);
+	drain(&x, &b);
+	CHECK(x.sh.loss);
+	tbuf_free(&b);
+	free(x.ring);
+	return 0;
+}
+
+static int test_bad_wptr(void)
+{
+	struct txcc x;
+	struct tbuf b;
+	u32 bad[] = { SZ_64K + LINE, 100, 0x80000000u };
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		txcc_init(&x, SZ_64K, GUARD, 8 * LINE, 0);
+		tbuf_init(&b, SZ_1M, 0);
+		amdgpu_spm_share_init(&x.sh, b.size, 0, 1, 0, 1, now_ns());
+		*(u32 *)x.ring = bad[i];
+		CHECK(drain(&x, &b) == 0);
+		CHECK(x.sh.loss && x.sh.copied == 0);
+		CHECK(x.c.rptr == 0);
+		tbuf_free(&b);
+		free(x.ring);
+	}
+	return 0;
+}
+
+static int test_full_share_and_no_buffer(void)
+{
+	struct txcc x;
+	struct tbuf b;
+
+	txcc_init(&x, SZ_64K, 0, 8 * LINE, 0);
+	tbuf_init(&b, HDR + 4 * LINE, 0);
+	amdgpu_spm_share_init(&x.sh, b.size, 0, 1, 0, 1, now_ns());
+	emit(&x, 8 * LINE);
+	CHECK(drain(&x, &b) == 8 * LINE);	/* consumed: the ring goes on */
+	CHECK(x.sh.copied == 4 * LINE && x.sh.loss);
+	/* No buffer: consumed and lost */
+	amdgpu_spm_share_init(&x.sh, 0, 0, 1, 0, 2, now_ns());
+	emit(&x, 8 * LINE);
+	CHECK(drain(&x, NULL) == 8 * LINE);
+	CHECK(x.sh.loss && x.sh.copied == 0);
+	CHECK(x.c.laps == 0);
+	tbuf_free(&b);
+	free(x.ring);
+	return 0;
+}
+
+static int test_header(void)
+{
+	struct drm_amdgpu_spm_buffer_header *h;
+	struct txcc x;
+	struct tbuf b;
+	u64 t0 = 1000000000ULL;
+	u32 share = amdgpu_spm_share_size(3 * 4096 + 7, 3);
+
+	CHECK(share == 4096);
+	txcc_init(&x, SZ_64K, 0, 8 * LINE, 5);
+	tbuf_init(&b, 3 * 4096 + 7, 64);
+	amdgpu_spm_share_init(&x.sh, share, 2, 3, 5, 42, t0);
+	CHECK(x.sh.off == 8192 && x.sh.cap == 4096 - HDR && x.sh.dirty);
+	emit(&x, 8 * LINE);
+	CHECK(amdgpu_spm_drain_ring(&x.c, &x.sh, &b.dst, t0 + 2500000) == 8 * LINE);
+	CHECK(amdgpu_spm_share_header(&x.sh, &b.dst, (1 << 24) | 1) == 0);
+	CHECK(!x.sh.dirty);
+	h = (void *)tbuf_at(&b, 8192);
+	CHECK(h->version == ((1u << 24) | 1));
+	CHECK(h->bytes_copied == 8 * LINE && !h->has_data_loss);
+	CHECK(AMDGPU_SPM_HDR_XCC(h->xcc_info) == 5);
+	CHECK(AMDGPU_SPM_HDR_NUM_SHARES(h->xcc_info) == 3);
+	CHECK(AMDGPU_SPM_HDR_SHARE(h->xcc_info) == 2);
+	CHECK(h->seq == 42);
+	CHECK(((u64)h->start_ns_hi << 32 | h->start_ns_lo) == t0);
+	CHECK(h->last_us == 2500);
+	CHECK(check_share(&x, &b, 5) == 0);
+	tbuf_free(&b);
+	free(x.ring);
+	return 0;
+}
+
+/* Unpinned destinations go through dst->write */
+static int fail_after;
+static int write_fn(struct amdgpu_spm_dst *dst, u32 off, const void *src, u32 len)
+{
+	if (fail_after-- <= 0)
+		return -EFAULT;
+	memcpy((u8 *)dst->priv + off, src, len);
+	return 0;
+}
+
+static int test_write_fn(void)
+{
+	struct amdgpu_spm_dst dst = { .write = write_fn, .size = 4096 };
+	struct txcc x;
+	u8 *mem = xalloc(4096);
+
+	dst.priv = mem;
+	txcc_init(&x, SZ_64K, 0, 8 * LINE, 0);
+	amdgpu_spm_share_init(&x.sh, 4096, 0, 1, 0, 1, now_ns());
+	fail_after = 1;
+	emit(&x, 8 * LINE);
+	amdgpu_spm_drain_ring(&x.c, &x.sh, &dst, now_ns());
+	CHECK(x.sh.copied == 8 * LINE && !x.sh.loss);
+	emit(&x, 8 * LINE);
+	amdgpu_spm_drain_ring(&x.c, &x.sh, &dst, now_ns());
+	CHECK(x.sh.copied == 8 * LINE && x.sh.loss);	/* the fault is loss */
+	free(mem);
+	free(x.ring);
+	return 0;
+}
+
+/*
+ * Random schedules against the model: sample sizes, bursts between drains
+ * (sometimes more than a lap), shares that fill, buffers that change. What
+ * is delivered is always valid, in order and never twice; every gap is in
+ * a share that reported loss; and with less than a lap minus a sample
+ * between drains, nothing is lost.
+ */
+static int random_run(u32 guard, int rounds)
+{
+	struct txcc x;
+	struct tbuf b[2];
+	int i, cur = 0;
+	u32 size = SZ_64K;
+
+	tbuf_init(&b[0], 256 * 1024, 0);
+	tbuf_init(&b[1], 256 * 1024, 32);
+	txcc_init(&x, size, guard, (1 + rnd() % 60) * LINE, 7);
+	amdgpu_spm_share_init(&x.sh, b[0].size, 0, 1, 7, 1, now_ns());
+	for (i = 0; i < rounds; i++) {
+		u32 burst = rnd() % 8 ? rnd() % (size / 2) : rnd() % (2 * size);
+		u32 written = 0;
+		/* Once lost, a share stays lost; after a loss the next wrap is not trusted */
+		bool lost = x.sh.loss || x.c.tainted;
+
+		while (written + x.rlc.sample <= burst) {
+			spm_rlc_ring_sample(&x.rlc);
+			written += x.rlc.sample;
+		}
+		drain(&x, &b[cur]);
+		if (written + x.rlc.sample < size && !lost && x.sh.copied < x.sh.cap)
+			CHECK(!x.sh.loss);
+		if (rnd() % 5 == 0 || x.sh.copied == x.sh.cap) {
+			CHECK(check_share(&x, &b[cur], 7) == 0);
+			cur ^= 1;
+			amdgpu_spm_share_init(&x.sh, b[cur].size, 0, 1, 7, i + 2, now_ns());
+		}
+	}
+	CHECK(check_share(&x, &b[cur], 7) == 0);
+	CHECK(x.unflagged == 0);
+	tbuf_free(&b[0]);
+	tbuf_free(&b[1]);
+	free(x.ring);
+	return 0;
+}
+
+static int test_random_exact(void)
+{
+	int s;
+
+	for (s = 0; s < 40; s++)
+		if (random_run(0, 400))
+			return -1;
+	return 0;
+}
+
+static int test_random_spill(void)
+{
+	int s;
+
+	for (s = 0; s < 40; s++)
+		if (random_run(GUARD, 400))
+			return -1;
+	return 0;
+}
+
+/*
+ * The RLC on another CPU, writing as fast as it can, the drain on this
+ * one: what is delivered is valid and in order, whatever the timing.
+ */
+struct writer {
+	struct txcc *x;
+	volatile bool stop;
+};
+
+/* Bursts of up to three laps at full speed, then short pauses */
+static void *writer_fn(void *arg)
+{
+	struct writer *wr = arg;
+	u64 seed = 0x2545f4914f6cdd1dULL;
+
+	while (!wr->stop) {
+		u32 n, laps3 = 3 * wr->x->rlc.size / wr->x->rlc.sample;
+		struct timespec pause = { 0, 0 };
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		for (n = seed % laps3; n && !wr->stop; n--)
+			spm_rlc_ring_sample(&wr->x->rlc);
+		pause.tv_nsec = (seed >> 20) % 200000;
+		nanosleep(&pause, NULL);
+	}
+	return NULL;
+}
+
+static int threaded_run(u32 guard)
+{
+	struct writer wr;
+	struct txcc x;
+	struct tbuf b;
+	pthread_t t;
+	u64 delivered = 0;
+	int i, r = 0;
+
+	txcc_init(&x, SZ_64K, guard, 40 * LINE, 4);
+	tbuf_init(&b, 4 * SZ_1M, 0);
+	wr.x = &x;
+	wr.stop = false;
+	pthread_create(&t, NULL, writer_fn, &wr);
+	for (i = 0; i < 64 && !r; i++) {
+		u64 end = now_ns() + 20 * 1000000ULL;
+
+		amdgpu_spm_share_init(&x.sh, b.size, 0, 1, 4, i + 1, now_ns());
+		/* The writer outruns the drain: it may lose everything, for a while */
+		while (x.sh.copied + SZ_64K < x.sh.cap && now_ns() < end)
+			drain(&x, &b);
+		delivered += x.sh.copied;
+		r = check_share(&x, &b, 4);
+	}
+	wr.stop = true;
+	pthread_join(t, NULL);
+	CHECK(r == 0);
+	CHECK(x.unflagged == 0);
+	/* The writer outran the drain: it did lap, and that was seen */
+	CHECK(x.c.laps > 0);
+	CHECK(delivered > 0);
+	tbuf_free(&b);
+	free(x.ring);
+	return 0;
+}
+
+static int test_threaded_exact(void)
+{
+	return threaded_run(0);
+}
+
+static int test_threaded_spill(void)
+{
+	return threaded_run(GUARD);
+}
+
+static int test_pace(void)
+{
+	struct amdgpu_spm_pace p;
+	const u64 ms = 1000000, idle = 100 * ms, min = ms / 4;
+	const u32 ring = SZ_4M;
+	u64 t = 5 * NSEC_PER_SEC, d;
+	int i;
+
+	amdgpu_spm_pace_init(&p, idle);
+	/* Nothing streams: the backstop period */
+	CHECK(amdgpu_spm_pace_next(&p, t, 0, ring, min, idle) == idle);
+	t += idle;
+	CHECK(amdgpu_spm_pace_next(&p, t, 0, ring, min, idle) == idle);
+	/* 160 MB/s: drain when 3/8 full, 4/3 of (rate / half the ring) */
+	t += 10 * ms;
+	d = amdgpu_spm_pace_next(&p, t, 1600000, ring, min, idle);
+	CHECK(d == (u64)ring * 3 / 8 * NSEC_PER_SEC / 160000000);
+	for (i = 0; i < 20; i++) {
+		t += d;
+		d = amdgpu_spm_pace_next(&p, t, 160000000ULL * d / NSEC_PER_SEC,
+					 ring, min, idle);
+	}
+	CHECK(d > 9 * ms && d < 10 * ms);
+	/* A quiet drain does not forget the rate at once */
+	t += d;
+	CHECK(amdgpu_spm_pace_next(&p, t, 0, ring, min, idle) < 12 * ms);
+	/* It decays to the backstop when the stream stops */
+	for (i = 0; i < 60; i++) {
+		t += d;
+		d = amdgpu_spm_pace_next(&p, t, 0, ring, min, idle);
+	}
+	CHECK(d == idle);
+	/* Never faster than the floor */
+	t += ms;
+	CHECK(amdgpu_spm_pace_next(&p, t, 64 * SZ_1M, ring, min, idle) == min);
+	return 0;
+}
+
+/* ---- benchmark ---- */
+
+/*
+ * A realistic mix: 1, 2, 4 and 8 XCCs, 4 MiB rings with the pre-GC 11.0.1
+ * spill guard, 3 KiB samples (so wraps spill), 32 MiB destinations split
+ * into one share per XCC. The model writes, then the drain runs; only the
+ * drain is timed, against memcpy() of the same bytes from the same rings
+ * into a plain buffer of the same size.
+ */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int bench(void)
+{
+	const u32 ring = SZ_4M - AMDGPU_SPM_RING_HDR_SIZE, buf = 32 * SZ_1M;
+	const u32 nx[] = { 1, 2, 4, 8 }, rounds = 48;
+	double ratio[4 * 48];
+	u64 bytes = 0;
+	struct txcc *x = calloc(8, sizeof(*x));
+	struct tbuf b[2];
+	unsigned int n, i, k, round, nr = 0;
+
+	tbuf_init(&b[0], buf, 0);
+	tbuf_init(&b[1], buf, 0);
+	for (i = 0; i < 8; i++)
+		txcc_init(&x[i], ring, AMDGPU_SPM_GUARD_SIZE, 96 * LINE, i);
+	for (n = 0; n < 4; n++) {
+		u32 share = amdgpu_spm_share_size(buf, nx[n]);
+
+		for (round = 0; round < rounds; round++) {
+			u32 got[8], from[8], to[8], room[8], len[8];
+			/* The two buffers take turns, so neither method keeps the warmer one */
+			struct tbuf *bd = &b[round % 2], *bm = &b[(round + 1) % 2];
+			u64 t0, t_drain = 0, t_copy = 0;
+
+			for (i = 0; i < nx[n]; i++) {
+				if (round % 8 == 0)
+					amdgpu_spm_share_init(&x[i].sh, share, i, nx[n],
+							      i, round, 0);
+				emit(&x[i], ring * 3 / 8);
+				len[i] = (ring * 3 / 8 + 96 * LINE - 1) / (96 * LINE) * 96 * LINE;
+				/* Where the drain will read from and write to */
+				from[i] = x[i].c.rptr;
+				to[i] = x[i].sh.off + HDR + x[i].sh.copied;
+				room[i] = x[i].sh.cap - x[i].sh.copied;
+			}
+			/* Alternate which of the two finds the rings in cache */
+			for (k = 0; k < 2; k++) {
+				if ((k + round) % 2 == 0) {
+					t0 = now_ns();
+					for (i = 0; i < nx[n]; i++)
+						got[i] = amdgpu_spm_drain_ring(&x[i].c, &x[i].sh,
+									       &bd->dst, t0);
+					t_drain = now_ns() - t0;
+				} else {
+					/*
+					 * The same bytes from the same place in the
+					 * rings to the same place in the other
+					 * buffer, a page at a time as the kernel
+					 * copies into pinned pages (one large
+					 * memcpy() is several times slower on this
+					 * machine's glibc)
+					 */
+					t0 = now_ns();
+					for (i = 0; i < nx[n]; i++) {
+						u32 cnt = min(len[i], room[i]);
+						const u8 *src = x[i].ring + AMDGPU_SPM_RING_HDR_SIZE;
+						u32 o, c, f = from[i];
+
+						for (o = 0; o < cnt; o += c, f += c) {
+							if (f >= ring)
+								f -= ring;	/* wraps, as the drain does */
+							c = min_t(u32, min_t(u32, cnt - o, ring - f),
+								  PAGE_SIZE - offset_in_page(to[i] + o));
+							memcpy(bm->mem + to[i] + o, src + f, c);
+						}
+					}
+					t_copy = now_ns() - t0;
+				}
+			}
+			for (i = 0; i < nx[n]; i++)
+				bytes += got[i];
+			ratio[nr++] = (double)t_copy / (double)t_drain;
+		}
+	}
+	/* The median of the rounds: other work on the machine hits single rounds */
+	qsort(ratio, nr, sizeof(ratio[0]), cmp_double);
+	printf("spm_native_drain: %llu bytes, ratio drain/memcpy = %.2f\n",
+	       (unsigned long long)bytes, ratio[nr / 2]);
+	for (i = 0; i < 8; i++)
+		free(x[i].ring);
+	free(x);
+	tbuf_free(&b[0]);
+	tbuf_free(&b[1]);
+	return 0;
+}
+
+#define T(fn) { #fn, fn }
+static const struct {
+	const char *name;
+	int (*fn)(void);
+} tests[] = {
+	T(test_linear),
+	T(test_wrap_exact),
+	T(test_wrap_spill),
+	T(test_wrap_spill_none),
+	T(test_lap_exact),
+	T(test_lap_spill),
+	T(test_lap_not_empty),
+	T(test_bad_wptr),
+	T(test_full_share_and_no_buffer),
+	T(test_header),
+	T(test_write_fn),
+	T(test_random_exact),
+	T(test_random_spill),
+	T(test_threaded_exact),
+	T(test_threaded_spill),
+	T(test_pace),
+};
+
+int main(int argc, char **argv)
+{
+	unsigned int i;
+
+	if (argc > 1 && !strcmp(argv[1], "bench"))
+		return bench();
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		cur_test = tests[i].name;
+		if (tests[i].fn() == 0) {
+			printf("ok %u %s\n", i + 1, tests[i].name);
+			passed++;
+		} else {
+			printf("not ok %u %s\n", i + 1, tests[i].name);
+			failed++;
+		}
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
