@@ -80,6 +80,8 @@ make -s -C "$tool" clean > /dev/null 2>&1
 make -s -C "$tool" UAPI_INCLUDE="$hdr/usr/include" > "$us/build.log" 2>&1
 result $? "reference userspace builds with -Wall -Wextra -Werror (see $us/build.log)"
 run_unit "libamdgpu_profiler unit test" "$tool/test_amdgpu_profiler"
+run_unit "recording file format unit test" "$tool/tests/test_spm_file"
+run_unit "libamdgpu_profiler device-handle calls against the fake kernel" "$tool/tests/test_libapi"
 
 # The library as a distribution would install it, and a program built
 # against it through the installed pkg-config file.
@@ -141,6 +143,76 @@ usage_case "names the minimum for 8 XCCs" "at least 512 bytes for 8 XCCs" -x 8 -
 usage_case "is refused" "invalid --timeout" -T -1
 usage_case "gives a short usage line" "unrecognized option" --no-such-option
 usage_case "gives a short usage line" "unexpected argument" extra
+
+# Record from the fake render node (tests/fake_amdgpu_preload.so), then
+# read, export and chart what was recorded.
+fake=$tool/tests/fake_amdgpu_preload.so
+dump=$tool/amdgpu-spm-dump
+record() { # record <dir> <FAKE_AMDGPU config> <recorder args...>
+	local dir=$1 cfg=$2; shift 2
+	mkdir -p "$dir"
+	FAKE_AMDGPU_NODE=/dev/dri/renderD250 FAKE_AMDGPU=$cfg LD_PRELOAD=$fake \
+		"$rec" -d /dev/dri/renderD250 -q -o "$dir/rec.spm" "$@" \
+		> "$dir/record.log" 2>&1
+}
+readback() { # readback <dir>: dump's summary, CSV, raw files and SVG
+	local dir=$1
+	"$dump" --csv "$dir/rec.csv" --raw "$dir/raw" --svg "$dir/rec.svg" \
+		"$dir/rec.spm" > "$dir/dump.txt" 2> "$dir/dump.err"
+}
+svg_ok() { # svg_ok <file>: well-formed XML, one panel per XCC
+	if command -v xmllint > /dev/null 2>&1; then
+		xmllint --noout "$1" || return 1
+	fi
+	grep -q '</svg>' "$1"
+}
+# uAPI 1.1, partition 1 of a DPX MI300X (XCCs 2 and 3); buffer seq 12
+# loses data on XCC 2, seq 20 never reaches userspace.
+r11=$us/record-1.1
+record "$r11" "version=1.1,xcc=2,first_xcc=2,bytes=65536,fill_ms=20,loss_seq=12,gap_seq=20" \
+	-t 1 -s 1M -T 30
+result $? "amdgpu-spm-record records from a fake 1.1 render node (2 XCCs)"
+readback "$r11"
+result $? "amdgpu-spm-dump reads the 1.1 recording, writes CSV, raw and SVG"
+sed -n '1,12p' "$r11/dump.txt"
+grep -q 'shares identified by the kernel' "$r11/dump.txt" &&
+	grep -Eq '^ +2 +[0-9]+ +[0-9]+ ' "$r11/dump.txt" &&
+	grep -Eq '^ +3 +[0-9]+ +[0-9]+ ' "$r11/dump.txt" &&
+	grep -q '^complete:' "$r11/dump.txt"
+result $? "the 1.1 recording says which share is which XCC (2 and 3) and is complete"
+grep -Eq '^loss: XCC 2: buffer 11,' "$r11/dump.txt" &&
+	grep -q '^lost: XCC 2: 1 buffer before seq 21' "$r11/dump.txt" &&
+	grep -q '^lost: XCC 3: 1 buffer before seq 21' "$r11/dump.txt"
+result $? "amdgpu-spm-dump shows the loss in seq 12 and the gap at seq 20"
+bytes2=$(awk '$1 == 2 { print $3 }' "$r11/dump.txt")
+[ -n "$bytes2" ] && [ "$(stat -c %s "$r11/raw/xcc2.raw")" = "$bytes2" ] &&
+	[ "$(awk -F, 'NR > 1 && $4 == 2 { s += $7 } END { print s }' "$r11/rec.csv")" = "$bytes2" ]
+result $? "XCC 2's raw file and CSV rows add up to its bytes ($bytes2)"
+svg_ok "$r11/rec.svg" && grep -q 'id="xcc2"' "$r11/rec.svg" &&
+	grep -q 'id="xcc3"' "$r11/rec.svg" && grep -q 'class="loss"' "$r11/rec.svg" &&
+	grep -q 'class="gap"' "$r11/rec.svg"
+result $? "the SVG chart has a panel per XCC, the loss and the gap marked"
+if command -v rsvg-convert > /dev/null 2>&1; then
+	rsvg-convert -o "$r11/rec.png" "$r11/rec.svg"
+	result $? "rsvg-convert renders the chart ($r11/rec.png)"
+fi
+# uAPI 1.0: the recorder works out the XCC count from the share headers.
+r10=$us/record-1.0
+record "$r10" "version=1.0,xcc=4,bytes=8192,fill_ms=10,loss_seq=3" -t 0.5 -s 256K -T 20
+result $? "amdgpu-spm-record records from a fake 1.0 render node (4 XCCs)"
+readback "$r10"
+result $? "amdgpu-spm-dump reads the 1.0 recording"
+grep -q 'XCCs: 4 in the records, 4 according to the recorder' "$r10/dump.txt" &&
+	grep -q 'identified by position' "$r10/dump.txt" &&
+	grep -Eq '^ +0 .* n/a ' "$r10/dump.txt" && svg_ok "$r10/rec.svg"
+result $? "the 1.0 recording: 4 XCCs inferred, gaps reported as unknown"
+# A cut file is read up to the cut and said to be incomplete (exit 1).
+head -c 200000 "$r11/rec.spm" > "$us/cut.spm"
+"$dump" "$us/cut.spm" > "$us/cut.txt" 2>&1
+[ $? = 1 ] && grep -q 'truncated record data at offset' "$us/cut.txt" &&
+	grep -q '^incomplete: no end record' "$us/cut.txt" &&
+	grep -Eq '^total: [1-9][0-9]* shares' "$us/cut.txt"
+result $? "amdgpu-spm-dump reads a cut recording up to the cut and says where (exit 1)"
 
 if ! have_amdgpu && [ -x "$tool/amdgpu-spm-record" ]; then
 	out=$("$tool/amdgpu-spm-record" --duration 1 -o /dev/null 2>&1)

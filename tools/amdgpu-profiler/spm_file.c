@@ -148,7 +148,7 @@ static int read_data(struct spm_reader *rd, uint32_t bytes,
 	if (!bytes)
 		return 1;
 	ret = read_exact(rd, *data, bytes);
-	if (ret == 0) {
+	if (ret == 0 || ret == -EINVAL) {
 		rd->what = "truncated record data";
 		return -EINVAL;
 	}
