@@ -51,9 +51,12 @@ int amdgpu_profiler_version(amdgpu_device_handle dev, uint32_t *version);
  * @dev: device handle
  *
  * Returns 0, -EBUSY (another file owns it, or a graphics client reserved a
- * VMID for SPM), -EPERM (see the amdgpu.spm_paranoid module parameter),
- * -EOPNOTSUPP (no SPM on this device), -EINVAL (primary node of a
- * partitioned device, or no profiler interface).
+ * VMID for SPM), -EPERM (the caller lacks CAP_PERFMON: see the
+ * amdgpu.spm_paranoid module parameter), -EACCES (GC 9.4.x, where the RLC
+ * writes through VMID 0, unless the administrator set the
+ * amdgpu.spm_unsafe_vmid0 module parameter), -EOPNOTSUPP (no SPM on this
+ * device), -EINVAL (primary node of a partitioned device, or no profiler
+ * interface).
  */
 int amdgpu_spm_acquire(amdgpu_device_handle dev);
 

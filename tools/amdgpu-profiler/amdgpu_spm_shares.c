@@ -55,9 +55,9 @@ static bool header_valid(const struct amdgpu_spm_hdr *h, uint32_t version,
 		return !h->xcc_info && !h->seq && !h->start_ns_lo &&
 		       !h->start_ns_hi && !h->last_us;
 	/* Every buffer the kernel retires was installed: seq starts at 1. */
-	return AMDGPU_SPM_XCC_INFO_NUM_SHARES(h->xcc_info) == num_shares &&
-	       AMDGPU_SPM_XCC_INFO_SHARE(h->xcc_info) == index &&
-	       !AMDGPU_SPM_XCC_INFO_RESERVED(h->xcc_info) && h->seq;
+	return AMDGPU_SPM_HDR_NUM_SHARES(h->xcc_info) == num_shares &&
+	       AMDGPU_SPM_HDR_SHARE(h->xcc_info) == index &&
+	       !AMDGPU_SPM_HDR_INFO_RESERVED(h->xcc_info) && h->seq;
 }
 
 amdgpu_public
@@ -93,7 +93,7 @@ int amdgpu_spm_parse_shares(const void *buf, uint32_t buf_size,
 		s->data_loss = h.has_data_loss != 0;
 		if (version_has_info(version)) {
 			s->has_info = true;
-			s->xcc = AMDGPU_SPM_XCC_INFO_XCC_ID(h.xcc_info);
+			s->xcc = AMDGPU_SPM_HDR_XCC(h.xcc_info);
 			s->seq = h.seq;
 			s->start_ns = (uint64_t)h.start_ns_hi << 32 |
 				      h.start_ns_lo;
@@ -120,7 +120,7 @@ int amdgpu_spm_infer_xcc_count(const void *buf, uint32_t buf_size,
 		if (buf_size < sizeof(h))
 			return 0;
 		memcpy(&h, buf, sizeof(h));
-		n = AMDGPU_SPM_XCC_INFO_NUM_SHARES(h.xcc_info);
+		n = AMDGPU_SPM_HDR_NUM_SHARES(h.xcc_info);
 		if (amdgpu_spm_parse_shares(buf, buf_size, n, version, NULL))
 			return 0;
 		return (int)n;
@@ -174,8 +174,11 @@ const char *amdgpu_spm_strerror(int err, enum amdgpu_spm_call call)
 			return "the SPM of this partition is in use: another process profiles it, or a graphics client reserved a VMID for SPM (AMDGPU_VM_OP_RESERVE_VMID)";
 		return "this file descriptor does not own the SPM";
 	case EPERM:
+		return "not allowed to profile: needs CAP_PERFMON (or CAP_SYS_ADMIN) unless the administrator relaxed the amdgpu.spm_paranoid module parameter (/sys/module/amdgpu/parameters/spm_paranoid); on GC 9.4.x amdgpu.spm_unsafe_vmid0 must be set too";
 	case EACCES:
-		return "not allowed to profile: needs CAP_PERFMON (or CAP_SYS_ADMIN) unless the administrator relaxed the amdgpu.spm_paranoid module parameter (/sys/module/amdgpu/parameters/spm_paranoid)";
+		if (call == AMDGPU_SPM_CALL_ACQUIRE)
+			return "SPM refused on this GPU by default: on GC 9.4.x the RLC writes SPM data through VMID 0, which the kernel allows only when the administrator sets the amdgpu.spm_unsafe_vmid0=1 module parameter (the privilege policy is amdgpu.spm_paranoid)";
+		return strerror(err);
 	case EOPNOTSUPP:
 		return "this device has no SPM support (or it is an SR-IOV virtual function)";
 	case EINVAL:

@@ -32,8 +32,10 @@
 #error "amdgpu_drm.h lacks DRM_IOCTL_AMDGPU_PROFILER: build with UAPI_INCLUDE=<headers_install output of a kernel with the profiler series>/include"
 #endif
 
+#ifndef AMDGPU_PROFILER_VERSION
 #define AMDGPU_PROFILER_VERSION(major, minor) \
 	(((uint32_t)(major) << 24) | (uint32_t)(minor))
+#endif
 
 /* Profiler uAPI 1.1: the share header's reserved words are defined. */
 #ifndef AMDGPU_PROFILER_VERSION_1_1
@@ -41,16 +43,22 @@
 #endif
 
 /*
- * xcc_info (header word 3): bits 0-7 the logical XCC id of the share
+ * xcc_info (header word 3) as uAPI 1.1 defines it, with the names the
+ * kernel header uses: bits 0-7 the logical XCC id of the share
  * (device-wide), 8-15 the number of shares in the buffer, 16-23 the index
- * of this share in the buffer, 24-31 zero.
+ * of this share in the buffer, 24-31 zero. A 1.1 amdgpu_drm.h brings its
+ * own definitions; these are for building against a 1.0 one.
  */
-#ifndef AMDGPU_SPM_XCC_INFO_XCC_ID
-#define AMDGPU_SPM_XCC_INFO_XCC_ID(info)	((uint32_t)(info) & 0xffu)
-#define AMDGPU_SPM_XCC_INFO_NUM_SHARES(info)	(((uint32_t)(info) >> 8) & 0xffu)
-#define AMDGPU_SPM_XCC_INFO_SHARE(info)		(((uint32_t)(info) >> 16) & 0xffu)
-#define AMDGPU_SPM_XCC_INFO_RESERVED(info)	((uint32_t)(info) >> 24)
+#ifndef AMDGPU_SPM_HDR_XCC
+#define AMDGPU_SPM_HDR_XCC(info)		((uint32_t)(info) & 0xffu)
+#define AMDGPU_SPM_HDR_NUM_SHARES(info)	(((uint32_t)(info) >> 8) & 0xffu)
+#define AMDGPU_SPM_HDR_SHARE(info)		(((uint32_t)(info) >> 16) & 0xffu)
+#define AMDGPU_SPM_HDR_XCC_INFO(xcc, num, share) \
+	(((uint32_t)(xcc) & 0xffu) | ((uint32_t)(num) & 0xffu) << 8 | \
+	 ((uint32_t)(share) & 0xffu) << 16)
 #endif
+/* Bits 24-31, zero in 1.1 (internal: not a uAPI name). */
+#define AMDGPU_SPM_HDR_INFO_RESERVED(info)	((uint32_t)(info) >> 24)
 
 /*
  * struct drm_amdgpu_spm_buffer_header as version 1.1 defines it. Read a
@@ -61,11 +69,11 @@ struct amdgpu_spm_hdr {
 	uint32_t version;
 	uint32_t bytes_copied;
 	uint32_t has_data_loss;
-	uint32_t xcc_info;	/* 1.1: see AMDGPU_SPM_XCC_INFO_*; 1.0: 0 */
+	uint32_t xcc_info;	/* 1.1: see AMDGPU_SPM_HDR_*(); 1.0: 0 */
 	uint32_t seq;		/* 1.1: per-XCC buffer number since ACQUIRE, from 1 */
-	uint32_t start_ns_lo;	/* 1.1: CLOCK_MONOTONIC ns when the share started */
+	uint32_t start_ns_lo;	/* 1.1: CLOCK_MONOTONIC ns when the buffer was installed */
 	uint32_t start_ns_hi;
-	uint32_t last_us;	/* 1.1: us from start to the last copy, 0 if none */
+	uint32_t last_us;	/* 1.1: us from start_ns to the last copy, 0 if none; saturates */
 };
 
 _Static_assert(sizeof(struct amdgpu_spm_hdr) ==

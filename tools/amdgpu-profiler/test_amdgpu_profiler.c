@@ -243,7 +243,7 @@ static void put_share_1_1(unsigned char *buf, uint32_t buf_size, uint32_t n,
 	memset(&h, 0, sizeof(h));
 	h.version = VERSION_1_1;
 	h.bytes_copied = bytes;
-	h.xcc_info = xcc | n << 8 | i << 16;
+	h.xcc_info = AMDGPU_SPM_HDR_XCC_INFO(xcc, n, i);
 	h.seq = seq;
 	h.start_ns_lo = (uint32_t)start_ns;
 	h.start_ns_hi = (uint32_t)(start_ns >> 32);
@@ -280,7 +280,7 @@ static void test_parse_1_1(void)
 	CHECK(amdgpu_spm_parse_shares(buf, size, 1, VERSION_1_1, s) ==
 	      -EINVAL);
 	memcpy(&h, buf + size / 2, sizeof(h));
-	h.xcc_info = 3 | 2 << 8 | 0 << 16;
+	h.xcc_info = AMDGPU_SPM_HDR_XCC_INFO(3, 2, 0);
 	memcpy(buf + size / 2, &h, sizeof(h));
 	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION_1_1, s) ==
 	      -EINVAL);
@@ -288,7 +288,7 @@ static void test_parse_1_1(void)
 	memcpy(buf + size / 2, &h, sizeof(h));
 	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION_1_1, s) ==
 	      -EINVAL);
-	h.xcc_info = 3 | 2 << 8 | 1 << 16;
+	h.xcc_info = AMDGPU_SPM_HDR_XCC_INFO(3, 2, 1);
 	h.seq = 0;
 	memcpy(buf + size / 2, &h, sizeof(h));
 	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION_1_1, s) ==
@@ -353,6 +353,11 @@ static void test_strerror(void)
 {
 	CHECK(strstr(amdgpu_spm_strerror(-EPERM, AMDGPU_SPM_CALL_ACQUIRE),
 		     "spm_paranoid") != NULL);
+	/* GC 9.4.x: refused unless the administrator allows VMID 0 writes. */
+	CHECK(strstr(amdgpu_spm_strerror(-EACCES, AMDGPU_SPM_CALL_ACQUIRE),
+		     "amdgpu.spm_unsafe_vmid0=1") != NULL);
+	CHECK(strstr(amdgpu_spm_strerror(-EACCES, AMDGPU_SPM_CALL_ACQUIRE),
+		     "amdgpu.spm_paranoid") != NULL);
 	CHECK(strstr(amdgpu_spm_strerror(-EBUSY, AMDGPU_SPM_CALL_ACQUIRE),
 		     "RESERVE_VMID") != NULL);
 	CHECK(strstr(amdgpu_spm_strerror(EOPNOTSUPP, AMDGPU_SPM_CALL_ACQUIRE),

@@ -172,8 +172,8 @@ static uint32_t retire(uint32_t *loss_out)
 		if (cfg.version >= AMDGPU_PROFILER_VERSION(1, 1)) {
 			uint64_t us = (now - cur_start_ns) / 1000;
 
-			h.xcc_info = (cfg.first_xcc + i) | cfg.num_xcc << 8 |
-				     i << 16;
+			h.xcc_info = AMDGPU_SPM_HDR_XCC_INFO(cfg.first_xcc + i,
+							     cfg.num_xcc, i);
 			h.seq = cur_seq;
 			h.start_ns_lo = (uint32_t)cur_start_ns;
 			h.start_ns_hi = (uint32_t)(cur_start_ns >> 32);
