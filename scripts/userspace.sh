@@ -83,6 +83,77 @@ run_unit "libamdgpu_profiler unit test" "$tool/test_amdgpu_profiler"
 run_unit "recording file format unit test" "$tool/tests/test_spm_file"
 run_unit "libamdgpu_profiler device-handle calls against the fake kernel" "$tool/tests/test_libapi"
 
+# The hsakmt provider: libhsaKmtSPM* over the profiler ioctl for an
+# unmodified ROCm stack (LD_PRELOAD). Built against Debian's hsakmt.h and
+# linked, for the interposition test, against Debian's libhsakmt.so.1.
+prov=$tool/libhsakmt_amdgpu_spm.so
+interpose=$tool/tests/hsakmt_interpose
+if need_pkg "hsakmt provider (hsakmt.h, libhsakmt.pc)" libhsakmt-dev pkg-config --exists libhsakmt; then
+	[ -f "$prov" ] && [ -x "$tool/tests/test_hsakmt_spm" ] && [ -x "$interpose" ]
+	result $? "hsakmt provider and its tests build against Debian's hsakmt.h"
+	run_unit "hsakmt provider unit test (fake topology and ioctl, aqlprofile's calling pattern)" \
+		"$tool/tests/test_hsakmt_spm"
+	nm -D --defined-only "$prov" | awk '{ print $3 }' | sort | tr '\n' ' ' > "$us/provider.symbols"
+	[ "$(cat "$us/provider.symbols")" = "HSAKMT_1 hsaKmtSPMAcquire@@HSAKMT_1 hsaKmtSPMRelease@@HSAKMT_1 hsaKmtSPMSetDestBuffer@@HSAKMT_1 " ]
+	result $? "the provider exports only hsaKmtSPM{Acquire,Release,SetDestBuffer}, in libhsakmt's HSAKMT_1 version node"
+	readelf --dyn-syms -W "$interpose" | grep -q 'UND hsaKmtSPMAcquire@HSAKMT_1'
+	result $? "the interposition test binds hsaKmtSPMAcquire@HSAKMT_1 from libhsakmt.so.1, as ROCr does"
+	"$interpose" > "$us/interpose-plain.txt" 2>&1
+	rc=$?
+	grep -q 'hsaKmtSPMAcquire is defined in .*/libhsakmt\.so\.1$' "$us/interpose-plain.txt"
+	result $? "without LD_PRELOAD hsaKmtSPMAcquire is Debian's libhsakmt.so.1 (exit $rc)"
+	HSAKMT_SPM_DEBUG=1 LD_PRELOAD=$prov "$interpose" > "$us/interpose-preload.txt" 2>&1
+	rc=$?
+	sed 's/^/  /' "$us/interpose-preload.txt"
+	grep -q 'hsaKmtSPMAcquire is defined in .*/libhsakmt_amdgpu_spm\.so$' "$us/interpose-preload.txt" &&
+		grep -q 'hsaKmtOpenKFD is defined in .*/libhsakmt\.so\.1$' "$us/interpose-preload.txt"
+	result $? "with LD_PRELOAD the provider interposes hsaKmtSPM* and nothing else"
+	plain_st=$(grep -o 'hsaKmtSPMAcquire(1): status [0-9]*' "$us/interpose-plain.txt")
+	if ! have_amdgpu; then
+		[ "$rc" = 0 ] && grep -q 'no amdgpu device' "$us/interpose-preload.txt" &&
+			grep -q 'no KFD topology.*libhsakmt (KFD)' "$us/interpose-preload.txt" &&
+			[ -n "$plain_st" ] && grep -q "^$plain_st " "$us/interpose-preload.txt"
+		result $? "no amdgpu device here: the provider says so and hands the calls to the real libhsakmt (${plain_st#*: }, as without it)"
+	fi
+	# A fake KFD topology (CPU node 0, GPU node 1 with 2 XCCs on
+	# renderD128) and the fake render node behind it.
+	fr=$us/fake-root
+	ft=$fr/sys/class/kfd/kfd/topology/nodes
+	mkdir -p "$ft/0" "$ft/1" "$fr/dev/dri"
+	echo 0 > "$ft/0/gpu_id"
+	echo "cpu_cores_count 16" > "$ft/0/properties"
+	echo 42117 > "$ft/1/gpu_id"
+	printf 'simd_count 304\ndrm_render_minor 128\nnum_xcc 2\n' > "$ft/1/properties"
+	provider_run() { # provider_run <log> <FAKE_AMDGPU config> <args...>
+		local log=$1 cfg=$2; shift 2
+		HSAKMT_SPM_DEBUG=1 HSAKMT_SPM_ROOT=$fr FAKE_AMDGPU_NODE=$fr/dev/dri/renderD128 \
+			FAKE_AMDGPU=$cfg LD_PRELOAD="$prov $tool/tests/fake_amdgpu_preload.so" \
+			"$interpose" "$@" > "$log" 2>&1
+	}
+	provider_run "$us/provider-1.1.txt" "version=1.1,xcc=2,bytes=8192,fill_ms=5,stop_call=10" 1 8 20
+	rc=$?
+	sed 's/^/  /' "$us/provider-1.1.txt"
+	[ "$rc" = 0 ] && grep -q 'node 1 (sysfs node 1, gpu_id 42117, 2 XCCs): .*/renderD128, profiler interface 1.1' "$us/provider-1.1.txt" &&
+		grep -q 'hsaKmtSPMAcquire(1): status 0' "$us/provider-1.1.txt" &&
+		grep -q 'timeout kept, drained' "$us/provider-1.1.txt" &&
+		grep -q 'hsaKmtSPMRelease(1): status 0' "$us/provider-1.1.txt"
+	result $? "through libhsakmt's symbols: node 1 -> renderD128 over the (fake) ioctl, aqlprofile's loop keeps its timeout and drains"
+	provider_run "$us/provider-nover.txt" "version=none" 1
+	rc=$?
+	[ "$rc" = 0 ] && grep -q 'no DRM_AMDGPU_PROFILER (GET_VER: Invalid argument): libhsakmt (KFD)' "$us/provider-nover.txt" &&
+		grep -q "^$plain_st " "$us/provider-nover.txt"
+	result $? "a kernel without the profiler: GET_VER fails and the calls go to the real libhsakmt"
+	for e in EPERM EACCES; do
+		provider_run "$us/provider-$e.txt" "version=1.1,xcc=2,acquire_err=$e" 1
+		rc=$?
+		[ "$rc" = 0 ] && grep -q "SPM refused ($e)" "$us/provider-$e.txt" &&
+			grep -q 'amdgpu\.spm_paranoid' "$us/provider-$e.txt" &&
+			grep -q 'amdgpu\.spm_unsafe_vmid0=1' "$us/provider-$e.txt" &&
+			grep -q 'hsaKmtSPMRelease(1): status 3' "$us/provider-$e.txt"
+		result $? "ACQUIRE refused with $e: the message names amdgpu.spm_paranoid and amdgpu.spm_unsafe_vmid0, Release after it fails cleanly"
+	done
+fi
+
 # The library as a distribution would install it, and a program built
 # against it through the installed pkg-config file.
 stage=$us/stage

@@ -33,8 +33,10 @@
 extern "C" {
 #endif
 
+#ifndef AMDGPU_PROFILER_VERSION_MAJOR
 #define AMDGPU_PROFILER_VERSION_MAJOR(v)	((uint32_t)(v) >> 24)
 #define AMDGPU_PROFILER_VERSION_MINOR(v)	((uint32_t)(v) & 0xffffffu)
+#endif
 
 /**
  * amdgpu_profiler_version() - probe for the profiler interface

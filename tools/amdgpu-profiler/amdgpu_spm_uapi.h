@@ -37,6 +37,11 @@
 	(((uint32_t)(major) << 24) | (uint32_t)(minor))
 #endif
 
+#ifndef AMDGPU_PROFILER_VERSION_MAJOR
+#define AMDGPU_PROFILER_VERSION_MAJOR(v)	((uint32_t)(v) >> 24)
+#define AMDGPU_PROFILER_VERSION_MINOR(v)	((uint32_t)(v) & 0xffffffu)
+#endif
+
 /* Profiler uAPI 1.1: the share header's reserved words are defined. */
 #ifndef AMDGPU_PROFILER_VERSION_1_1
 #define AMDGPU_PROFILER_VERSION_1_1	AMDGPU_PROFILER_VERSION(1, 1)

@@ -61,6 +61,13 @@ const struct fake_amdgpu_stats *fake_amdgpu_stats(void)
 	return &st;
 }
 
+void fake_amdgpu_set_bytes(uint32_t bytes)
+{
+	pthread_mutex_lock(&lock);
+	cfg.bytes = bytes;
+	pthread_mutex_unlock(&lock);
+}
+
 int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *c)
 {
 	char *copy = strdup(s ? s : ""), *tok, *save = NULL;
@@ -98,6 +105,7 @@ int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *c)
 			c->acquire_err = !strcmp(eq, "EPERM") ? EPERM :
 					 !strcmp(eq, "EBUSY") ? EBUSY :
 					 !strcmp(eq, "EOPNOTSUPP") ? EOPNOTSUPP :
+					 !strcmp(eq, "EACCES") ? EACCES :
 					 atoi(eq);
 			continue;
 		}
@@ -116,6 +124,8 @@ int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *c)
 			c->gap_seq = (uint32_t)v;
 		else if (!strcmp(tok, "eintr_call"))
 			c->eintr_call = (unsigned int)v;
+		else if (!strcmp(tok, "stop_call"))
+			c->stop_call = (unsigned int)v;
 		else
 			ret = -EINVAL;
 	}
@@ -158,6 +168,9 @@ static uint32_t retire(uint32_t *loss_out)
 
 		if (bytes > (1u << 28))
 			bytes = 1u << 28;
+		/* The counters were stopped (the SPM End() packet ran). */
+		if (cfg.stop_call && st.set_dest_buf >= cfg.stop_call)
+			bytes = 0;
 
 		bytes &= ~31u;
 		if (bytes > share - 32)

@@ -25,6 +25,7 @@ struct fake_amdgpu_config {
 	uint32_t loss_seq;	/* the buffer with this seq loses data (XCC share 0) */
 	uint32_t gap_seq;	/* this seq is skipped, as if the buffer were lost */
 	unsigned int eintr_call;/* the n-th waiting SET_DEST_BUF is interrupted once */
+	unsigned int stop_call;	/* from the n-th SET_DEST_BUF on, no more data */
 };
 
 /* One SET_DEST_BUF as the fake kernel saw it. */
@@ -48,12 +49,14 @@ struct fake_amdgpu_stats {
 
 void fake_amdgpu_reset(const struct fake_amdgpu_config *cfg);
 /* "version=1.1,xcc=2,first_xcc=0,bytes=4096,fill_ms=5,loss_seq=3,gap_seq=5,
- *  eintr_call=2,acquire_err=EPERM"; returns 0 or -EINVAL. */
+ *  eintr_call=2,stop_call=10,acquire_err=EPERM"; returns 0 or -EINVAL. */
 int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *cfg);
 /* Returns 0 or -errno, as the kernel would. */
 int fake_amdgpu_ioctl(int fd, unsigned long req, void *arg);
 /* The file @fd was closed: ends an acquisition it owns. */
 void fake_amdgpu_close(int fd);
 const struct fake_amdgpu_stats *fake_amdgpu_stats(void);
+/* From now on each share gets about @bytes per fill_ms (0: counters stopped). */
+void fake_amdgpu_set_bytes(uint32_t bytes);
 
 #endif /* FAKE_AMDGPU_H */
