@@ -79,6 +79,34 @@ if [ "$have_tools" = 1 ]; then
 make -s -C "$tool" clean > /dev/null 2>&1
 make -s -C "$tool" UAPI_INCLUDE="$hdr/usr/include" > "$us/build.log" 2>&1
 result $? "reference userspace builds with -Wall -Wextra -Werror (see $us/build.log)"
+# Profiler uAPI 1.1 names the share header's reserved words. The code
+# carries those names under #ifndef, so it must build against the series'
+# header and against the other version: make that one from it.
+alt=$us/uapi-alt/usr/include
+mkdir -p "$alt"
+cp -r "$hdr/usr/include/." "$alt/"
+if grep -q 'xcc_info' "$hdr/usr/include/drm/amdgpu_drm.h"; then
+	alt_ver=1.0
+	perl -0pi -e 's/(struct drm_amdgpu_spm_buffer_header \{.*?)union \{.*?\};\s*\};\s*\};/$1__u32 reserved[5];\n};/s;
+		s/^#define AMDGPU_SPM_HDR_(?:[^\n]*\\\n)*[^\n]*\n//mg' "$alt/drm/amdgpu_drm.h"
+else
+	alt_ver=1.1
+	perl -0pi -e 's/(struct drm_amdgpu_spm_buffer_header \{.*?)__u32 reserved\[5\];/$1union {\n\t\t__u32 reserved[5];\n\t\tstruct {\n\t\t\t__u32 xcc_info;\n\t\t\t__u32 seq;\n\t\t\t__u32 start_ns_lo;\n\t\t\t__u32 start_ns_hi;\n\t\t\t__u32 last_us;\n\t\t};\n\t};/s;
+		s/(#define AMDGPU_PROFILER_OP_GET_VER)/#define AMDGPU_SPM_HDR_XCC(info)\t\t((info) & 0xff)\n#define AMDGPU_SPM_HDR_NUM_SHARES(info)\t(((info) >> 8) & 0xff)\n#define AMDGPU_SPM_HDR_SHARE(info)\t\t(((info) >> 16) & 0xff)\n#define AMDGPU_SPM_HDR_XCC_INFO(xcc, num, share) \\\n\t((xcc) | (num) << 8 | (share) << 16)\n$1/' "$alt/drm/amdgpu_drm.h"
+fi
+alt_ok=0
+cmp -s "$hdr/usr/include/drm/amdgpu_drm.h" "$alt/drm/amdgpu_drm.h" && alt_ok=1
+for f in amdgpu_spm_shares.c amdgpu_profiler_fd.c amdgpu-spm-record.c amdgpu-spm-dump.c \
+	tests/fake_amdgpu.c test_amdgpu_profiler.c $(pkg-config --exists libhsakmt 2>/dev/null && echo hsakmt_spm.c); do
+	# shellcheck disable=SC2046 # compiler flags
+	cc -fsyntax-only -std=gnu11 -Wall -Wextra -Werror -isystem "$alt" -I"$tool" \
+		$(pkg-config --cflags libdrm_amdgpu $(pkg-config --exists libhsakmt 2>/dev/null && echo libhsakmt)) \
+		"$tool/$f" >> "$us/uapi-alt.log" 2>&1 || alt_ok=1
+done
+cc -fsyntax-only -Wall -isystem "$alt" \
+	"$KTREE/tools/testing/selftests/drivers/gpu/amdgpu/amdgpu_profiler.c" >> "$us/uapi-alt.log" 2>&1 || alt_ok=1
+[ "$alt_ok" = 0 ]
+result $? "the tools and the kselftest also build against a uAPI $alt_ver amdgpu_drm.h (see $us/uapi-alt.log)"
 run_unit "libamdgpu_profiler unit test" "$tool/test_amdgpu_profiler"
 run_unit "recording file format unit test" "$tool/tests/test_spm_file"
 run_unit "libamdgpu_profiler device-handle calls against the fake kernel" "$tool/tests/test_libapi"
