@@ -43,6 +43,16 @@ if [ -n "$bin" ]; then
 		[ "$rc" = 4 ]
 		result $? "kselftest skips without an amdgpu device (exit $rc, want 4)"
 	fi
+	# The harness's -l and -h need no device.
+	"$bin" -l > "$BUILD/selftests-list.log" 2>&1
+	rc=$?
+	[ "$rc" = 4 ] && grep -q 'share_header_words' "$BUILD/selftests-list.log" &&
+		grep -q 'privilege_policy' "$BUILD/selftests-list.log"
+	result $? "kselftest -l lists the tests without a device (exit $rc, $(grep -c '^ ' "$BUILD/selftests-list.log") tests)"
+	"$bin" -h > "$BUILD/selftests-help.log" 2>&1
+	rc=$?
+	[ "$rc" = 4 ] && grep -q '^Usage: .*-l' "$BUILD/selftests-help.log"
+	result $? "kselftest -h prints its usage without a device (exit $rc)"
 fi
 
 # Reference tool, library and their tests. What they need from Debian:
