@@ -55,6 +55,27 @@ if [ -n "$bin" ]; then
 	result $? "kselftest -h prints its usage without a device (exit $rc)"
 fi
 
+# IGT keeps not-yet-merged uAPI in include/drm-uapi-experimental/: the
+# copy the IGT test uses must say what the series' amdgpu_drm.h says.
+igt=$TOP/tools/testing/igt
+mkdir -p "$BUILD/igt-check"
+cc -Wall -Wextra -Werror -DEXPERIMENTAL -I"$igt/include/drm-uapi-experimental" \
+	-I"$hdr/usr/include/drm" -o "$BUILD/igt-check/layout-igt" "$igt/check/uapi_layout.c" \
+	> "$BUILD/igt-check/build.log" 2>&1 &&
+	cc -Wall -Wextra -Werror -isystem "$hdr/usr/include" -o "$BUILD/igt-check/layout-kernel" \
+		"$igt/check/uapi_layout.c" >> "$BUILD/igt-check/build.log" 2>&1 &&
+	"$BUILD/igt-check/layout-igt" > "$BUILD/igt-check/igt.txt" &&
+	"$BUILD/igt-check/layout-kernel" > "$BUILD/igt-check/kernel.txt"
+rc=$?
+if grep -q '^1.1 ' "$BUILD/igt-check/kernel.txt" 2>/dev/null; then
+	cmp -s "$BUILD/igt-check/igt.txt" "$BUILD/igt-check/kernel.txt"
+else	# the series' header is still 1.0: compare what it has
+	grep -v '^1.1 ' "$BUILD/igt-check/igt.txt" 2>/dev/null | cmp -s - "$BUILD/igt-check/kernel.txt"
+fi
+same=$?
+[ "$rc" = 0 ] && [ "$same" = 0 ]
+result $? "IGT's drm-uapi-experimental/amdgpu_profiler_drm.h matches the installed amdgpu_drm.h ($(wc -l < "$BUILD/igt-check/kernel.txt" 2>/dev/null) numbers, sizes and offsets)"
+
 # Reference tool, library and their tests. What they need from Debian:
 # pkg-config and libdrm-dev (libdrm_amdgpu); a missing one is named.
 tool=$TOP/tools/amdgpu-profiler
