@@ -441,6 +441,9 @@ static void write_svg(const struct dump *d, const char *path,
 		if (y > ymax)
 			ymax = y;
 	}
+	/* Timed: the axis starts when the recording did. */
+	if (d->timed && tmin > 0)
+		tmin = 0;
 	if (tmax <= tmin)
 		tmax = tmin + 1;
 	if (ymax <= 0)
