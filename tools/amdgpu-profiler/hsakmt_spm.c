@@ -47,6 +47,8 @@
 #define TOPOLOGY	"/sys/class/kfd/kfd/topology"
 #define MAX_NODES	256	/* user node ids this provider handles */
 #define PREFIX		"hsakmt-spm: "
+/* The largest buf_size SET_DEST_BUF takes (uAPI kernel-doc). */
+#define AMDGPU_SPM_MAX_DEST_SIZE	(256u << 20)
 
 enum backend {
 	NODE_UNRESOLVED,
@@ -605,6 +607,15 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMSetDestBuffer(HSAuint32 PreferredNode,
 	if (ret == ENOMEM)
 		say("%s: SET_DEST_BUF: ENOMEM: destination buffers are pinned and count against RLIMIT_MEMLOCK (ulimit -l) unless the process has CAP_IPC_LOCK\n",
 		    n->path);
+	/* KFD takes these; the profiler ioctl does not. */
+	else if (ret == EINVAL && DestMemoryAddress &&
+		 (uintptr_t)DestMemoryAddress % 32)
+		say("%s: SET_DEST_BUF: EINVAL: the destination %p is not 32-byte aligned\n",
+		    n->path, DestMemoryAddress);
+	else if (ret == EINVAL && DestMemoryAddress &&
+		 SizeInBytes > AMDGPU_SPM_MAX_DEST_SIZE)
+		say("%s: SET_DEST_BUF: EINVAL: %u bytes is more than the %u the kernel takes per buffer\n",
+		    n->path, SizeInBytes, AMDGPU_SPM_MAX_DEST_SIZE);
 	else if (ret)
 		debug("node %u (%s): SET_DEST_BUF: %s\n", PreferredNode,
 		      n->path, strerror(ret));

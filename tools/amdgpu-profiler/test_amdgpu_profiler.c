@@ -20,17 +20,7 @@
 #define VERSION		AMDGPU_PROFILER_VERSION(1, 0)
 #define VERSION_1_1	AMDGPU_PROFILER_VERSION(1, 1)
 
-static unsigned int passed, failed;
-
-#define CHECK(cond) do { \
-	if (cond) { \
-		passed++; \
-	} else { \
-		failed++; \
-		fprintf(stderr, "%s:%d: %s: check failed: %s\n", \
-			__FILE__, __LINE__, __func__, #cond); \
-	} \
-} while (0)
+#include "tests/unit.h"
 
 static unsigned char *alloc_buf(uint32_t size)
 {
@@ -380,6 +370,5 @@ int main(void)
 	test_wrappers_without_device();
 	test_strerror();
 
-	printf("%u passed, %u failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_done();
 }

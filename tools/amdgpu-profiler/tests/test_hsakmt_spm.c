@@ -30,17 +30,7 @@
 #include "hsakmt_spm.h"
 #include "fake_amdgpu.h"
 
-static unsigned int passed, failed;
-
-#define CHECK(cond) do { \
-	if (cond) { \
-		passed++; \
-	} else { \
-		failed++; \
-		fprintf(stderr, "%s:%d: %s: check failed: %s\n", \
-			__FILE__, __LINE__, __func__, #cond); \
-	} \
-} while (0)
+#include "unit.h"
 
 /* ---- The fake topology ---- */
 
@@ -425,6 +415,15 @@ static void test_errors(void)
 		CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
 		CHECK(hsaKmtSPMSetDestBuffer(1, 96, &t, &copied, buf, &loss) ==
 		      HSAKMT_STATUS_INVALID_PARAMETER);
+		/* What KFD took and the profiler does not: said on stderr. */
+		CHECK(hsaKmtSPMSetDestBuffer(1, 1024, &t, &copied,
+					     (char *)buf + 16, &loss) ==
+		      HSAKMT_STATUS_INVALID_PARAMETER);
+		CHECK(said("is not 32-byte aligned"));
+		CHECK(hsaKmtSPMSetDestBuffer(1, 300u << 20, &t, &copied, buf,
+					     &loss) ==
+		      HSAKMT_STATUS_INVALID_PARAMETER);
+		CHECK(said("314572800 bytes is more than the 268435456 the kernel takes per buffer"));
 		CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_SUCCESS);
 		CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_INVALID_PARAMETER);
 		munmap(buf, 4096);
@@ -681,6 +680,5 @@ int main(void)
 		fclose(hsakmt_spm_sys.err);
 	free(msgs);
 	remove_topology();
-	printf("%u passed, %u failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_done();
 }

@@ -23,17 +23,7 @@
 
 #define NODE "/fake/dri/renderD128"
 
-static unsigned int passed, failed;
-
-#define CHECK(cond) do { \
-	if (cond) { \
-		passed++; \
-	} else { \
-		failed++; \
-		fprintf(stderr, "%s:%d: %s: check failed: %s\n", \
-			__FILE__, __LINE__, __func__, #cond); \
-	} \
-} while (0)
+#include "unit.h"
 
 /* A device handle is opaque to the library: it only asks for the fd. */
 struct amdgpu_device {
@@ -168,6 +158,5 @@ int main(void)
 	test_calls();
 	test_eintr_restart();
 	test_no_profiler();
-	printf("%u passed, %u failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_done();
 }

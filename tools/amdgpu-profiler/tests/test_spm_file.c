@@ -14,17 +14,7 @@
 
 #include "spm_file.h"
 
-static unsigned int passed, failed;
-
-#define CHECK(cond) do { \
-	if (cond) { \
-		passed++; \
-	} else { \
-		failed++; \
-		fprintf(stderr, "%s:%d: %s: check failed: %s\n", \
-			__FILE__, __LINE__, __func__, #cond); \
-	} \
-} while (0)
+#include "unit.h"
 
 static FILE *mem(char **buf, size_t *len)
 {
@@ -212,6 +202,5 @@ int main(void)
 	test_round_trip();
 	test_larger_headers();
 	test_format_1();
-	printf("%u passed, %u failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_done();
 }
