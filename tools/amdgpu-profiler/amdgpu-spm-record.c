@@ -17,6 +17,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -29,7 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "amdgpu_profiler.h"	/* first: explains a missing UAPI_INCLUDE */
+#include "amdgpu_spm_uapi.h"	/* first: explains a missing UAPI_INCLUDE */
+#include "amdgpu_profiler.h"
+#include "spm_file.h"
 
 #include <drm/drm.h>
 
@@ -47,26 +50,6 @@ enum {
 	EXIT_DATA_LOSS = 7,	/* only with --fail-on-loss */
 };
 
-/* Output file format, see README.md (FILES). */
-#define SPM_FILE_MAGIC		"AMDSPM01"
-#define SPM_RECORD_MAGIC	0x524d5053u	/* "SPMR" little endian */
-
-struct spm_file_header {
-	char magic[8];
-	uint32_t version;	/* profiler interface version */
-	uint32_t xcc_count;	/* 0 if unknown when the file was opened */
-	uint32_t buf_size;
-	uint32_t reserved[3];
-};
-
-struct spm_record_header {
-	uint32_t magic;
-	uint32_t seq;		/* retired buffer number, from 0 */
-	uint16_t xcc;
-	uint16_t flags;		/* bit 0: data loss in this share */
-	uint32_t bytes;		/* data bytes that follow */
-};
-
 struct options {
 	const char *device;
 	const char *output;
@@ -81,8 +64,11 @@ struct options {
 };
 
 struct xcc_stats {
+	uint32_t xcc;		/* logical XCC id of this share position */
 	uint64_t bytes;
 	uint64_t loss_buffers;
+	uint32_t last_seq;	/* kernel's seq of the last share, 0 none */
+	uint64_t lost_buffers;	/* gaps in the kernel's seq */
 };
 
 struct recorder {
@@ -91,6 +77,7 @@ struct recorder {
 	uint32_t version;
 	FILE *out;
 	void *buf[MAX_BUFFERS];
+	uint64_t installed_ns[MAX_BUFFERS];	/* when each was installed */
 
 	pthread_mutex_t lock;	/* guards everything below */
 	struct xcc_stats xcc[AMDGPU_SPM_MAX_XCC];
@@ -109,6 +96,11 @@ static volatile sig_atomic_t stop_requested;
 
 static const char *prog = "amdgpu-spm-record";
 
+static const char short_usage[] =
+"Usage: amdgpu-spm-record [-d DEVICE] [-o FILE] [-t SECONDS] [-i SECONDS]\n"
+"                         [-n 2|3] [-s SIZE] [-T MS] [-x XCCS] [--fail-on-loss] [-q]\n"
+"Try 'amdgpu-spm-record --help' for more information.\n";
+
 static void die(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
@@ -124,6 +116,23 @@ static void die(int status, const char *fmt, ...)
 	exit(status);
 }
 
+/* A bad command line: say what is wrong, then how to call the tool. */
+static void usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fputs(short_usage, stderr);
+	exit(EXIT_USAGE);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -137,10 +146,11 @@ static void usage(FILE *f)
 "  -t, --duration SEC    stop after SEC seconds (default: until SIGINT)\n"
 "  -i, --interval SEC    progress line period (default: 1)\n"
 "  -n, --buffers N       rotating destination buffers, 2 or 3 (default: 3)\n"
-"  -s, --buf-size SIZE   size of each buffer, suffix K or M allowed\n"
-"                        (default: 16M, at most 256M)\n"
+"  -s, --buf-size SIZE   size of each buffer in bytes, suffix K or M allowed,\n"
+"                        rounded down to 32 bytes: from 64 per XCC of the\n"
+"                        partition to 256M (default: 16M)\n"
 "  -T, --timeout MS      how long each SET_DEST_BUF waits for the current\n"
-"                        buffer to fill (default: 100)\n"
+"                        buffer to fill, 0 to 4294967295 (default: 100)\n"
 "  -x, --xcc-count N     XCCs of the partition (default: inferred from the\n"
 "                        share headers of the first buffers with data)\n"
 "      --fail-on-loss    exit with status 7 if any data was lost\n"
@@ -157,16 +167,22 @@ static int parse_size(const char *s, uint32_t *out)
 	unsigned long long v;
 	char *end;
 
+	if (*s == '-' || *s == '+')
+		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || end == s)
 		return -1;
 	switch (*end) {
 	case 'k': case 'K':
+		if (v > AMDGPU_SPM_MAX_BUF_SIZE >> 10)
+			return -1;
 		v <<= 10;
 		end++;
 		break;
 	case 'm': case 'M':
+		if (v > AMDGPU_SPM_MAX_BUF_SIZE >> 20)
+			return -1;
 		v <<= 20;
 		end++;
 		break;
@@ -184,6 +200,8 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	unsigned long v;
 	char *end;
 
+	if (*s == '-' || *s == '+')
+		return -1;
 	errno = 0;
 	v = strtoul(s, &end, 0);
 	if (errno || end == s || *end || v > max)
@@ -199,7 +217,8 @@ static int parse_seconds(const char *s, double *out)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || v < 0 || v > 1e9)
+	/* "nan" and "inf" parse; neither is a duration. */
+	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1e9)
 		return -1;
 	*out = v;
 	return 0;
@@ -242,32 +261,36 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 't':
 			if (parse_seconds(optarg, &o->duration))
-				die(EXIT_USAGE, "invalid --duration '%s'", optarg);
+				usage_error("invalid --duration '%s': seconds from 0 to 1e9, fractions allowed",
+					    optarg);
 			break;
 		case 'i':
 			if (parse_seconds(optarg, &o->interval) ||
 			    o->interval < 0.01)
-				die(EXIT_USAGE, "invalid --interval '%s'", optarg);
+				usage_error("invalid --interval '%s': seconds from 0.01 to 1e9",
+					    optarg);
 			break;
 		case 'n':
 			if (parse_uint(optarg, MAX_BUFFERS, &v) || v < 2)
-				die(EXIT_USAGE, "--buffers must be 2 or 3");
+				usage_error("invalid --buffers '%s': 2 or 3",
+					    optarg);
 			o->buffers = (unsigned int)v;
 			break;
 		case 's':
 			if (parse_size(optarg, &o->buf_size))
-				die(EXIT_USAGE, "invalid --buf-size '%s' (1..256M)",
-				    optarg);
+				usage_error("invalid --buf-size '%s': bytes from 64 per XCC to 256M (268435456), suffix K or M allowed",
+					    optarg);
 			break;
 		case 'T':
 			if (parse_uint(optarg, UINT32_MAX, &v))
-				die(EXIT_USAGE, "invalid --timeout '%s'", optarg);
+				usage_error("invalid --timeout '%s': milliseconds from 0 to 4294967295",
+					    optarg);
 			o->timeout_ms = (uint32_t)v;
 			break;
 		case 'x':
 			if (parse_uint(optarg, AMDGPU_SPM_MAX_XCC, &v) || !v)
-				die(EXIT_USAGE, "--xcc-count must be 1..%u",
-				    AMDGPU_SPM_MAX_XCC);
+				usage_error("invalid --xcc-count '%s': 1 to %u",
+					    optarg, AMDGPU_SPM_MAX_XCC);
 			o->xcc_count = (unsigned int)v;
 			break;
 		case 'L':
@@ -280,20 +303,22 @@ static void parse_options(int argc, char **argv, struct options *o)
 			usage(stdout);
 			exit(EXIT_OK);
 		default:
-			usage(stderr);
+			/* getopt_long() said what was wrong. */
+			fputs(short_usage, stderr);
 			exit(EXIT_USAGE);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", prog,
-			argv[optind]);
-		usage(stderr);
-		exit(EXIT_USAGE);
-	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
 	o->buf_size -= o->buf_size % AMDGPU_SPM_LINE_SIZE;
 	if (o->buf_size < amdgpu_spm_min_buf_size(o->xcc_count ?
 						  o->xcc_count : 1))
-		die(EXIT_USAGE, "--buf-size too small");
+		usage_error("--buf-size %u is too small: at least %u bytes for %u XCC%s (a 32-byte header and a 32-byte line each)",
+			    o->buf_size,
+			    amdgpu_spm_min_buf_size(o->xcc_count ?
+						    o->xcc_count : 1),
+			    o->xcc_count ? o->xcc_count : 1,
+			    o->xcc_count > 1 ? "s" : "");
 }
 
 /* Returns true if @fd is a DRM device driven by amdgpu. */
@@ -393,15 +418,24 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int write_all(FILE *f, const void *p, size_t n)
+static uint64_t now_ns(void)
 {
-	return fwrite(p, 1, n, f) == n ? 0 : -EIO;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Called by the thread for each retired buffer. */
-static int consume(struct recorder *r, const unsigned char *buf,
-		   uint32_t bytes, bool loss)
+/*
+ * Called by the thread for each retired buffer: the one in @slot, retired
+ * at @retired_ns with @bytes and @loss as SET_DEST_BUF reported them.
+ * Every share becomes a record, empty or not, so that the file tells which
+ * XCC each share belongs to and when it was filled (see spm_file.h).
+ */
+static int consume(struct recorder *r, unsigned int slot, uint32_t bytes,
+		   bool loss, uint64_t retired_ns)
 {
+	const unsigned char *buf = r->buf[slot];
 	struct amdgpu_spm_share shares[AMDGPU_SPM_MAX_XCC];
 	unsigned int n, i;
 	uint64_t seq;
@@ -418,10 +452,11 @@ static int consume(struct recorder *r, const unsigned char *buf,
 		int c = amdgpu_spm_infer_xcc_count(buf, r->opt.buf_size,
 						   r->version, bytes, loss);
 		/*
-		 * Commit to a count only once the data decides it: while
+		 * A 1.1 kernel states the count in every header. From a 1.0
+		 * one commit to a count only once the data decides it: while
 		 * nothing has been copied every count fits equally well.
 		 */
-		if (c > 0 && bytes) {
+		if (c > 0 && (bytes || r->version >= AMDGPU_PROFILER_VERSION_1_1)) {
 			n = (unsigned int)c;
 			pthread_mutex_lock(&r->lock);
 			r->xcc_count = n;
@@ -446,24 +481,39 @@ static int consume(struct recorder *r, const unsigned char *buf,
 	}
 
 	for (i = 0; i < n; i++) {
-		struct spm_record_header rec = {
-			.magic = SPM_RECORD_MAGIC,
-			.seq = (uint32_t)seq,
-			.xcc = (uint16_t)i,
-			.flags = shares[i].data_loss ? 1 : 0,
-			.bytes = shares[i].bytes,
+		const struct amdgpu_spm_share *s = &shares[i];
+		struct spm_record rec = {
+			.type = SPM_RECORD_SHARE,
+			.flags = (s->data_loss ? SPM_RECORD_LOSS : 0) |
+				 (s->has_info ? SPM_RECORD_KERNEL_INFO : 0),
+			.buffer = (uint32_t)seq,
+			.bytes = s->bytes,
+			.xcc = (uint16_t)s->xcc,
+			.share = (uint8_t)i,
+			.num_shares = (uint8_t)n,
+			.seq = s->seq,
+			.start_ns = s->has_info ? s->start_ns :
+				    r->installed_ns[slot],
+			.last_ns = s->has_info && s->bytes ?
+				   s->start_ns + (uint64_t)s->last_us * 1000u : 0,
+			.installed_ns = r->installed_ns[slot],
+			.retired_ns = retired_ns,
+			.last_us = s->last_us,
 		};
+		struct xcc_stats *x = &r->xcc[i];
 
-		if (!shares[i].bytes && !shares[i].data_loss)
-			continue;
-		if (write_all(r->out, &rec, sizeof(rec)) ||
-		    write_all(r->out, buf + shares[i].data_offset,
-			      shares[i].bytes))
+		if (spm_file_write_record(r->out, &rec, buf + s->data_offset))
 			return -EIO;
 		pthread_mutex_lock(&r->lock);
-		r->xcc[i].bytes += shares[i].bytes;
-		if (shares[i].data_loss)
-			r->xcc[i].loss_buffers++;
+		x->xcc = s->xcc;
+		x->bytes += s->bytes;
+		if (s->data_loss)
+			x->loss_buffers++;
+		/* The kernel numbers each XCC's buffers from 1: a gap is a loss. */
+		if (s->has_info && s->seq > x->last_seq + 1)
+			x->lost_buffers += s->seq - x->last_seq - 1;
+		if (s->has_info)
+			x->last_seq = s->seq;
 		pthread_mutex_unlock(&r->lock);
 	}
 	return 0;
@@ -476,9 +526,9 @@ static int set_dest_buf(struct recorder *r, void *buf, uint32_t timeout,
 	int ret;
 
 	do {
-		ret = amdgpu_spm_set_dest_buf(r->fd, buf,
-					      buf ? r->opt.buf_size : 0,
-					      &timeout, bytes, loss);
+		ret = amdgpu_spm_fd_set_dest_buf(r->fd, buf,
+						 buf ? r->opt.buf_size : 0,
+						 &timeout, bytes, loss);
 	} while (ret == -EINTR);
 	return ret;
 }
@@ -496,15 +546,20 @@ static void *record_thread(void *arg)
 	ret = set_dest_buf(r, r->buf[cur], 0, &bytes, &loss);
 	if (ret)
 		goto fail_install;
+	r->installed_ns[cur] = now_ns();
 
 	while (!stop_requested) {
+		uint64_t t;
+
 		next = (cur + 1) % r->opt.buffers;
 		amdgpu_spm_clear_header_slots(r->buf[next], r->opt.buf_size);
 		ret = set_dest_buf(r, r->buf[next], r->opt.timeout_ms, &bytes,
 				   &loss);
 		if (ret)
 			goto fail_install;
-		ret = consume(r, r->buf[cur], bytes, loss);
+		t = now_ns();
+		r->installed_ns[next] = t;
+		ret = consume(r, cur, bytes, loss, t);
 		if (ret)
 			goto fail_write;
 		cur = next;
@@ -514,7 +569,7 @@ static void *record_thread(void *arg)
 	ret = set_dest_buf(r, NULL, 0, &bytes, &loss);
 	if (ret)
 		goto fail_install;
-	ret = consume(r, r->buf[cur], bytes, loss);
+	ret = consume(r, cur, bytes, loss, now_ns());
 	if (ret)
 		goto fail_write;
 	goto out;
@@ -597,19 +652,23 @@ int main(int argc, char **argv)
 
 	r.fd = open_device(r.opt.device);
 
-	ret = amdgpu_profiler_get_version(r.fd, &r.version);
+	ret = amdgpu_profiler_fd_version(r.fd, &r.version);
 	if (ret)
 		die(ret == -EINVAL ? EXIT_NODEV : status_for(ret),
-		    "GET_VER failed: %s", amdgpu_spm_strerror(ret, 0));
+		    "GET_VER failed: %s",
+		    amdgpu_spm_strerror(ret, AMDGPU_SPM_CALL_VERSION));
 	fprintf(stderr, "%s: profiler interface %u.%u\n", prog,
 		AMDGPU_PROFILER_VERSION_MAJOR(r.version),
 		AMDGPU_PROFILER_VERSION_MINOR(r.version));
 
 	if (r.opt.xcc_count) {
-		r.xcc_count = r.opt.xcc_count;
-		if (!amdgpu_spm_share_size(r.opt.buf_size, r.xcc_count))
-			die(EXIT_USAGE, "--buf-size too small for %u XCCs",
-			    r.xcc_count);
+		if (!amdgpu_spm_share_size(r.opt.buf_size, r.opt.xcc_count))
+			usage_error("--buf-size %u is too small for %u XCCs: at least %u bytes",
+				    r.opt.buf_size, r.opt.xcc_count,
+				    amdgpu_spm_min_buf_size(r.opt.xcc_count));
+		/* From 1.1 on the share headers say it; --xcc-count is checked. */
+		if (r.version < AMDGPU_PROFILER_VERSION_1_1)
+			r.xcc_count = r.opt.xcc_count;
 	}
 
 	for (i = 0; i < r.opt.buffers; i++) {
@@ -627,18 +686,28 @@ int main(int argc, char **argv)
 		die(EXIT_ERROR, "cannot open %s: %s", r.opt.output,
 		    strerror(errno));
 
-	ret = amdgpu_spm_acquire(r.fd);
+	ret = amdgpu_spm_fd_acquire(r.fd);
 	if (ret)
 		die(status_for(ret), "cannot acquire the SPM: %s",
-		    amdgpu_spm_strerror(ret, AMDGPU_SPM_OP_ACQUIRE));
+		    amdgpu_spm_strerror(ret, AMDGPU_SPM_CALL_ACQUIRE));
 
 	memset(&fh, 0, sizeof(fh));
-	memcpy(fh.magic, SPM_FILE_MAGIC, sizeof(fh.magic));
 	fh.version = r.version;
 	fh.xcc_count = r.xcc_count;
 	fh.buf_size = r.opt.buf_size;
-	if (write_all(r.out, &fh, sizeof(fh))) {
-		amdgpu_spm_release(r.fd);
+	fh.num_buffers = r.opt.buffers;
+	fh.timeout_ms = r.opt.timeout_ms;
+	fh.flags = r.opt.xcc_count ? SPM_FILE_XCC_COUNT_GIVEN : 0;
+	{
+		struct timespec rt;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		fh.start_ns = now_ns();
+		fh.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u +
+				       (uint64_t)rt.tv_nsec;
+	}
+	if (spm_file_write_header(r.out, &fh)) {
+		amdgpu_spm_fd_release(r.fd);
 		die(EXIT_ERROR, "cannot write %s", r.opt.output);
 	}
 
@@ -654,7 +723,7 @@ int main(int argc, char **argv)
 	ret = pthread_create(&thread, NULL, record_thread, &r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
-		amdgpu_spm_release(r.fd);
+		amdgpu_spm_fd_release(r.fd);
 		die(EXIT_ERROR, "cannot start the recorder thread: %s",
 		    strerror(ret));
 	}
@@ -678,10 +747,27 @@ int main(int argc, char **argv)
 	if (!r.opt.quiet)
 		print_progress(&r, t - start, true);
 
-	ret = amdgpu_spm_release(r.fd);
+	ret = amdgpu_spm_fd_release(r.fd);
 	if (ret && !r.thread_err)
 		fprintf(stderr, "%s: RELEASE failed: %s\n", prog,
-			amdgpu_spm_strerror(ret, AMDGPU_SPM_OP_RELEASE));
+			amdgpu_spm_strerror(ret, AMDGPU_SPM_CALL_RELEASE));
+
+	/* The end record: a reader can tell a complete file from a cut one. */
+	if (!r.thread_err) {
+		struct spm_record end = {
+			.type = SPM_RECORD_END,
+			.flags = r.loss_buffers ? SPM_RECORD_LOSS : 0,
+			.buffer = (uint32_t)r.buffers_retired,
+			.seq = (uint32_t)r.undecided_buffers,
+			.num_shares = (uint8_t)r.xcc_count,
+			.retired_ns = now_ns(),
+		};
+
+		if (spm_file_write_record(r.out, &end, NULL)) {
+			r.thread_err = -EIO;
+			r.thread_err_what = "writing the output";
+		}
+	}
 
 	if (r.out != stdout && fclose(r.out)) {
 		fprintf(stderr, "%s: closing %s: %s\n", prog, r.opt.output,
@@ -695,7 +781,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s failed: %s\n", prog, r.thread_err_what,
 			r.thread_err == -EIO ? "I/O error" :
 			amdgpu_spm_strerror(r.thread_err,
-					    AMDGPU_SPM_OP_SET_DEST_BUF));
+					    AMDGPU_SPM_CALL_SETDESTBUFF));
 		status = r.thread_err == -EIO ? EXIT_ERROR :
 			 status_for(r.thread_err);
 	}
@@ -708,11 +794,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: XCC count unknown (no data, or ambiguous); per-XCC data not written; pass --xcc-count\n",
 			prog);
 	} else {
-		for (i = 0; i < r.xcc_count; i++)
+		for (i = 0; i < r.xcc_count; i++) {
 			fprintf(stderr, "%s:   XCC %u: %" PRIu64
-				" bytes, data loss in %" PRIu64 " buffers\n",
-				prog, i, r.xcc[i].bytes,
+				" bytes, data loss in %" PRIu64 " buffers",
+				prog, r.xcc[i].xcc, r.xcc[i].bytes,
 				r.xcc[i].loss_buffers);
+			if (r.version >= AMDGPU_PROFILER_VERSION_1_1)
+				fprintf(stderr, ", %" PRIu64 " buffers lost (gaps in the kernel's sequence)",
+					r.xcc[i].lost_buffers);
+			fputc('\n', stderr);
+		}
+		if (r.opt.xcc_count && r.opt.xcc_count != r.xcc_count)
+			fprintf(stderr, "%s: note: the kernel's share headers say %u XCCs, --xcc-count said %u\n",
+				prog, r.xcc_count, r.opt.xcc_count);
 		if (r.undecided_buffers)
 			fprintf(stderr, "%s: %" PRIu64 " buffers with data were retired before the XCC count was known and not written; pass --xcc-count to keep them\n",
 				prog, r.undecided_buffers);

@@ -2,12 +2,23 @@
 /*
  * Copyright 2026 The amdgpu profiler series authors
  *
- * Reference userspace for DRM_IOCTL_AMDGPU_PROFILER: thin wrappers over the
- * ioctl in the style of libdrm_amdgpu, and helpers that walk the per-XCC
- * shares of an SPM destination buffer.
+ * libamdgpu_profiler: the amdgpu profiler interface (DRM_IOCTL_AMDGPU_PROFILER)
+ * on a libdrm_amdgpu device handle.
  *
- * Every function that talks to the kernel takes a file descriptor of an
- * amdgpu render node (or card node) and returns 0 or a negative errno.
+ * The four calls below have the names and signatures of the libdrm_amdgpu
+ * API posted on amd-gfx in 2026 ("amdgpu: Add Streaming Performance Monitor
+ * (SPM) data collection interface"), so that a program written against
+ * either links against either. They act on the DRM file behind
+ * amdgpu_device_get_fd(dev): the SPM of the partition that file belongs to
+ * (on a partitioned MI300 open the partition's render node), owned by that
+ * file. Note that amdgpu_device_initialize() returns the existing handle,
+ * and so the first file descriptor, when the same device was initialized
+ * before in the process.
+ *
+ * Each returns 0 or a negative errno.
+ *
+ * The share helpers after them are not part of the posted API: they decode
+ * a destination buffer that the kernel has retired, and need no device.
  */
 #ifndef AMDGPU_PROFILER_H
 #define AMDGPU_PROFILER_H
@@ -16,122 +27,157 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(__has_include)
-#if !__has_include(<drm/amdgpu_drm.h>)
-#error "<drm/amdgpu_drm.h> not found: build with UAPI_INCLUDE=<headers_install output of a kernel with the profiler series>/include"
-#endif
-#endif
-#include <drm/amdgpu_drm.h>
-
-#ifndef DRM_IOCTL_AMDGPU_PROFILER
-#error "amdgpu_drm.h lacks DRM_IOCTL_AMDGPU_PROFILER: build with UAPI_INCLUDE=<headers_install output of a kernel with the profiler series>/include"
-#endif
+#include <amdgpu.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+#ifndef AMDGPU_PROFILER_VERSION_MAJOR
+#define AMDGPU_PROFILER_VERSION_MAJOR(v)	((uint32_t)(v) >> 24)
+#define AMDGPU_PROFILER_VERSION_MINOR(v)	((uint32_t)(v) & 0xffffffu)
+#endif
+
+/**
+ * amdgpu_profiler_version() - probe for the profiler interface
+ * @dev: device handle
+ * @version: on success, the interface version, (major << 24) | minor
+ *
+ * Returns 0; -EINVAL when @dev or @version is NULL or the kernel has no
+ * profiler interface.
+ */
+int amdgpu_profiler_version(amdgpu_device_handle dev, uint32_t *version);
+
+/**
+ * amdgpu_spm_acquire() - take the Stream Performance Monitor of the partition
+ * @dev: device handle
+ *
+ * Returns 0, -EBUSY (another file owns it, or a graphics client reserved a
+ * VMID for SPM), -EPERM (the caller lacks CAP_PERFMON: see the
+ * amdgpu.spm_paranoid module parameter), -EACCES (GC 9.4.x, where the RLC
+ * writes through VMID 0, unless the administrator set the
+ * amdgpu.spm_unsafe_vmid0 module parameter), -EOPNOTSUPP (no SPM on this
+ * device), -EINVAL (primary node of a partitioned device, or no profiler
+ * interface).
+ */
+int amdgpu_spm_acquire(amdgpu_device_handle dev);
+
+/**
+ * amdgpu_spm_release() - give the SPM back
+ * @dev: device handle
+ *
+ * Returns 0, -EBUSY when another file owns it, -EINVAL when nobody does.
+ */
+int amdgpu_spm_release(amdgpu_device_handle dev);
+
+/**
+ * amdgpu_spm_setdestbuff() - retire the current buffer, install the next
+ * @dev: device handle of the owner
+ * @size_in_bytes: size of @dest_mem_addr; ignored when it is NULL
+ * @timeout: in: milliseconds to wait for the current buffer to fill first
+ *	(0: do not wait; NULL: same as 0); out: the time left, rounded down.
+ *	A caller that waits the same time on every call sets it every time.
+ * @size_copied: out (may be NULL): data bytes in the retired buffer, summed
+ *	over its shares (headers not counted)
+ * @dest_mem_addr: the next buffer, 32-byte aligned, or NULL to stop copying
+ * @is_spm_data_loss: out (may be NULL): whether the retired buffer lost data
+ *
+ * The kernel splits the buffer into one share per XCC of the partition,
+ * each a multiple of 32 bytes led by a 32-byte header; the headers of a
+ * buffer are final once it is retired. The outputs are written on success;
+ * @timeout is also written when the call fails, with what the kernel left
+ * in it (the input unless the wait had begun).
+ */
+int amdgpu_spm_setdestbuff(amdgpu_device_handle dev,
+			   uint32_t size_in_bytes,
+			   uint32_t *timeout,
+			   uint32_t *size_copied,
+			   void *dest_mem_addr,
+			   bool *is_spm_data_loss);
+
+/* ---- Share helpers: decode a retired buffer; no device involved ---- */
+
 /* Size and alignment of a share and of its header (uAPI contract). */
 #define AMDGPU_SPM_LINE_SIZE		32u
 #define AMDGPU_SPM_HEADER_SIZE		32u
-/* Largest buf_size the kernel accepts (see struct drm_amdgpu_spm_args). */
+/* Largest buf_size the kernel accepts. */
 #define AMDGPU_SPM_MAX_BUF_SIZE		(256u << 20)
-/* Upper bound of XCCs per partition this tool looks for (MI300X has 8). */
+/* Most shares (XCCs per partition) the helpers look for; MI300X has 8. */
 #define AMDGPU_SPM_MAX_XCC		16u
 
-#define AMDGPU_PROFILER_VERSION_MAJOR(v)	((uint32_t)(v) >> 24)
-#define AMDGPU_PROFILER_VERSION_MINOR(v)	((uint32_t)(v) & 0xffffffu)
-
 /**
- * amdgpu_profiler_get_version() - probe for the profiler interface
- * @fd: DRM file descriptor
- * @version: on success, (major << 24) | minor
+ * amdgpu_spm_share_size() - size of each share of a buffer
  *
- * Returns 0, or -EINVAL on kernels (or drivers) without the interface.
+ * @buf_size / @num_shares rounded down to 32 bytes; 0 when @num_shares is
+ * 0 or a share could not hold a header and one 32-byte line (the kernel
+ * refuses such a buffer).
  */
-int amdgpu_profiler_get_version(int fd, uint32_t *version);
-
-/**
- * amdgpu_spm_acquire() - take the SPM of the fd's partition
- *
- * Returns 0, -EBUSY (another owner or a graphics VMID reservation),
- * -EPERM (amdgpu.spm_paranoid policy), -EOPNOTSUPP (no SPM on this device),
- * -EINVAL (primary node of a partitioned device), ...
- */
-int amdgpu_spm_acquire(int fd);
-
-/** amdgpu_spm_release() - give the SPM back; -EBUSY if not the owner. */
-int amdgpu_spm_release(int fd);
-
-/**
- * amdgpu_spm_set_dest_buf() - retire the current buffer, install @buf
- * @fd: DRM file descriptor that owns the SPM
- * @buf: new destination, 32-byte aligned, or NULL to stop copying
- * @size: size of @buf in bytes (0 when @buf is NULL)
- * @timeout_ms: in: how long to wait for the current buffer to fill;
- *	out: the time left. May be NULL for "do not wait". Updated also when
- *	the call returns -EINTR, so that calling again with the same
- *	variable waits only for the remainder.
- * @bytes_copied: out (may be NULL): data bytes in the retired buffer
- * @has_data_loss: out (may be NULL): whether the retired buffer lost data
- */
-int amdgpu_spm_set_dest_buf(int fd, void *buf, uint32_t size,
-			    uint32_t *timeout_ms, uint32_t *bytes_copied,
-			    bool *has_data_loss);
-
-/* ---- Pure helpers: no kernel involved, unit tested ---- */
-
-/**
- * amdgpu_spm_share_size() - size of one XCC's share
- *
- * The buffer is split into @xcc_count shares of equal size, each rounded
- * down to a multiple of 32 bytes, share i starting at i * share size.
- * Returns 0 when @xcc_count is 0 or a share would be too small to hold a
- * header and one line of data (the kernel rejects such a buffer).
- */
-uint32_t amdgpu_spm_share_size(uint32_t buf_size, uint32_t xcc_count);
+uint32_t amdgpu_spm_share_size(uint32_t buf_size, uint32_t num_shares);
 
 /** amdgpu_spm_min_buf_size() - smallest buffer the kernel accepts */
-uint32_t amdgpu_spm_min_buf_size(uint32_t xcc_count);
+uint32_t amdgpu_spm_min_buf_size(uint32_t num_shares);
 
+/**
+ * struct amdgpu_spm_share - one decoded share of a retired buffer
+ * @index: position of the share in the buffer
+ * @xcc: logical XCC id of the share; from the header on interface 1.1 and
+ *	later, else assumed to be @index (shares are in ascending XCC order)
+ * @num_shares: shares in the buffer
+ * @offset: of the header, from the buffer start
+ * @data_offset: of the first data byte
+ * @bytes: data bytes (the header's bytes_copied)
+ * @data_loss: the header's has_data_loss is non-zero
+ * @has_info: the header carries the 1.1 words below (else they are 0)
+ * @seq: per-XCC number of the buffer since ACQUIRE, from 1; a missing
+ *	number is a lost buffer
+ * @start_ns: CLOCK_MONOTONIC time in ns when the share started
+ * @last_us: microseconds from @start_ns to the last copy into the share;
+ *	0 if nothing was copied; 0xffffffff means "at least that"
+ */
 struct amdgpu_spm_share {
-	uint32_t xcc;		/* index of the XCC within the partition */
-	uint32_t offset;	/* of the header, from the buffer start */
-	uint32_t data_offset;	/* of the first data byte */
-	uint32_t bytes;		/* data bytes (header's bytes_copied) */
-	bool data_loss;		/* header's has_data_loss != 0 */
+	uint32_t index;
+	uint32_t xcc;
+	uint32_t num_shares;
+	uint32_t offset;
+	uint32_t data_offset;
+	uint32_t bytes;
+	bool data_loss;
+	bool has_info;
+	uint32_t seq;
+	uint64_t start_ns;
+	uint32_t last_us;
 };
 
 /**
  * amdgpu_spm_parse_shares() - validate and decode a retired buffer
  * @buf: the retired buffer
- * @buf_size: its size as passed to SET_DEST_BUF
- * @xcc_count: number of shares to decode
- * @version: interface version (from GET_VER) the headers must carry
- * @out: @xcc_count entries
+ * @buf_size: its size as passed to amdgpu_spm_setdestbuff()
+ * @num_shares: number of shares to decode
+ * @version: the interface version (amdgpu_profiler_version()) that every
+ *	header must carry
+ * @out: @num_shares entries, or NULL to validate only
  *
- * Returns 0 when every share starts with a header carrying @version, zero
- * reserved words and a byte count that fits its share; -EINVAL otherwise.
+ * Returns 0 when every share starts with a valid header: @version, a byte
+ * count that fits the share, and on 1.0 zero reserved words, on 1.1 and
+ * later a share index and share count that match. -EINVAL otherwise.
  */
 int amdgpu_spm_parse_shares(const void *buf, uint32_t buf_size,
-			    uint32_t xcc_count, uint32_t version,
+			    uint32_t num_shares, uint32_t version,
 			    struct amdgpu_spm_share *out);
 
 /**
- * amdgpu_spm_infer_xcc_count() - work out the number of shares
+ * amdgpu_spm_infer_xcc_count() - number of shares of a retired buffer
  * @buf, @buf_size, @version: as for amdgpu_spm_parse_shares()
- * @total_bytes, @any_loss: what SET_DEST_BUF reported for this buffer
+ * @total_bytes, @any_loss: what amdgpu_spm_setdestbuff() reported for it
  *
- * The kernel does not report the XCC count of a partition. Try every count
- * from 1 to AMDGPU_SPM_MAX_XCC: a count fits when all its share boundaries
- * hold valid headers whose byte counts add up to @total_bytes and whose loss
- * flags OR to @any_loss. Returns the count when exactly one fits, 0 when
- * none does, and -1 when several do (e.g. trailing XCCs copied nothing yet);
- * the caller then tries again with a later buffer.
- *
- * For the result to be trustworthy the candidate header slots must not hold
- * stale headers from an earlier use of the buffer: call
- * amdgpu_spm_clear_header_slots() before handing the buffer to the kernel.
+ * On interface 1.1 and later the headers say it. A 1.0 kernel does not:
+ * then every count from 1 to AMDGPU_SPM_MAX_XCC is tried, and a count fits
+ * when all its share boundaries hold valid headers whose byte counts add up
+ * to @total_bytes and whose loss flags OR to @any_loss. Returns the count
+ * when exactly one fits, 0 when none does, -1 when several do (trailing
+ * XCCs copied nothing yet: try a later buffer). For a 1.0 answer to be
+ * trustworthy, call amdgpu_spm_clear_header_slots() on the buffer before
+ * handing it to the kernel.
  */
 int amdgpu_spm_infer_xcc_count(const void *buf, uint32_t buf_size,
 			       uint32_t version, uint32_t total_bytes,
@@ -140,8 +186,16 @@ int amdgpu_spm_infer_xcc_count(const void *buf, uint32_t buf_size,
 /** amdgpu_spm_clear_header_slots() - zero every candidate header slot */
 void amdgpu_spm_clear_header_slots(void *buf, uint32_t buf_size);
 
-/** amdgpu_spm_strerror() - explain an errno from this interface */
-const char *amdgpu_spm_strerror(int err, int op);
+/* Which call an errno came from, for amdgpu_spm_strerror(). */
+enum amdgpu_spm_call {
+	AMDGPU_SPM_CALL_VERSION,
+	AMDGPU_SPM_CALL_ACQUIRE,
+	AMDGPU_SPM_CALL_RELEASE,
+	AMDGPU_SPM_CALL_SETDESTBUFF,
+};
+
+/** amdgpu_spm_strerror() - explain an errno (either sign) of @call */
+const char *amdgpu_spm_strerror(int err, enum amdgpu_spm_call call);
 
 #ifdef __cplusplus
 }

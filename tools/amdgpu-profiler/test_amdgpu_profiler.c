@@ -2,9 +2,10 @@
 /*
  * Copyright 2026 The amdgpu profiler series authors
  *
- * Unit tests of the parts of amdgpu_profiler.c that need no GPU: share
- * splitting, header parsing, XCC count inference, and the ioctl wrappers'
- * argument checks and error paths on a file that is not a DRM device.
+ * Unit tests of the parts of the library that need no GPU: share
+ * splitting, header parsing (uAPI 1.0 and 1.1), XCC count inference, and
+ * the ioctl wrappers' argument checks and error paths on a file that is
+ * not a DRM device.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,21 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "amdgpu_spm_uapi.h"
 #include "amdgpu_profiler.h"
 
-#define VERSION ((1u << 24) | 0u)
+#define VERSION		AMDGPU_PROFILER_VERSION(1, 0)
+#define VERSION_1_1	AMDGPU_PROFILER_VERSION(1, 1)
 
-static unsigned int passed, failed;
-
-#define CHECK(cond) do { \
-	if (cond) { \
-		passed++; \
-	} else { \
-		failed++; \
-		fprintf(stderr, "%s:%d: %s: check failed: %s\n", \
-			__FILE__, __LINE__, __func__, #cond); \
-	} \
-} while (0)
+#include "tests/unit.h"
 
 static unsigned char *alloc_buf(uint32_t size)
 {
@@ -43,7 +36,7 @@ static unsigned char *alloc_buf(uint32_t size)
 static void put_share(unsigned char *buf, uint32_t buf_size, uint32_t n,
 		      uint32_t i, uint32_t bytes, uint32_t loss)
 {
-	struct drm_amdgpu_spm_buffer_header h;
+	struct amdgpu_spm_hdr h;
 	uint32_t share = amdgpu_spm_share_size(buf_size, n);
 
 	memset(&h, 0, sizeof(h));
@@ -100,7 +93,8 @@ static void test_parse_rejects(void)
 {
 	const uint32_t size = 2048;
 	unsigned char *buf = alloc_buf(size);
-	struct drm_amdgpu_spm_buffer_header h;
+	struct amdgpu_spm_hdr h;
+	uint32_t *words = (uint32_t *)&h;
 	struct amdgpu_spm_share s[2];
 
 	put_share(buf, size, 2, 0, 10, 0);
@@ -120,11 +114,11 @@ static void test_parse_rejects(void)
 	/* Each reserved word must be zero. */
 	for (unsigned int w = 0; w < 5; w++) {
 		memcpy(&h, buf + 1024, sizeof(h));
-		h.reserved[w] = 1;
+		words[3 + w] = 1;
 		memcpy(buf + 1024, &h, sizeof(h));
 		CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION, s) ==
 		      -EINVAL);
-		h.reserved[w] = 0;
+		words[3 + w] = 0;
 		memcpy(buf + 1024, &h, sizeof(h));
 	}
 	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION, s) == 0);
@@ -228,47 +222,141 @@ static void test_clear_header_slots(void)
 	free(buf);
 }
 
+/* A buffer as a 1.1 kernel retires it: the reserved words filled in. */
+static void put_share_1_1(unsigned char *buf, uint32_t buf_size, uint32_t n,
+			  uint32_t i, uint32_t xcc, uint32_t bytes,
+			  uint32_t seq, uint64_t start_ns, uint32_t last_us)
+{
+	struct amdgpu_spm_hdr h;
+	uint32_t share = amdgpu_spm_share_size(buf_size, n);
+
+	memset(&h, 0, sizeof(h));
+	h.version = VERSION_1_1;
+	h.bytes_copied = bytes;
+	h.xcc_info = AMDGPU_SPM_HDR_XCC_INFO(xcc, n, i);
+	h.seq = seq;
+	h.start_ns_lo = (uint32_t)start_ns;
+	h.start_ns_hi = (uint32_t)(start_ns >> 32);
+	h.last_us = last_us;
+	memcpy(buf + (size_t)i * share, &h, sizeof(h));
+}
+
+static void test_parse_1_1(void)
+{
+	const uint32_t size = 4 * 4096;
+	unsigned char *buf = alloc_buf(size);
+	struct amdgpu_spm_share s[4];
+	const uint64_t t0 = 0x123456789abcull;
+	struct amdgpu_spm_hdr h;
+	uint32_t i;
+
+	/* Partition 1 of a DPX MI300X: logical XCCs 2 and 3. */
+	amdgpu_spm_clear_header_slots(buf, size);
+	put_share_1_1(buf, size, 2, 0, 2, 4096, 7, t0, 1500);
+	put_share_1_1(buf, size, 2, 1, 3, 0, 7, t0 + 10, 0);
+	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION_1_1, s) == 0);
+	CHECK(s[0].has_info && s[0].xcc == 2 && s[0].index == 0);
+	CHECK(s[0].num_shares == 2 && s[0].seq == 7);
+	CHECK(s[0].start_ns == t0 && s[0].last_us == 1500);
+	CHECK(s[1].xcc == 3 && s[1].index == 1 && s[1].bytes == 0);
+	CHECK(s[1].start_ns == t0 + 10 && s[1].last_us == 0);
+	/* The count comes from the headers, even when XCC 3 is empty. */
+	CHECK(amdgpu_spm_infer_xcc_count(buf, size, VERSION_1_1, 4096,
+					 false) == 2);
+	/* A 1.0 reader of a 1.1 buffer: the version says no. */
+	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION, s) == -EINVAL);
+
+	/* Wrong share count, wrong index, non-zero top byte, seq 0. */
+	CHECK(amdgpu_spm_parse_shares(buf, size, 1, VERSION_1_1, s) ==
+	      -EINVAL);
+	memcpy(&h, buf + size / 2, sizeof(h));
+	h.xcc_info = AMDGPU_SPM_HDR_XCC_INFO(3, 2, 0);
+	memcpy(buf + size / 2, &h, sizeof(h));
+	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION_1_1, s) ==
+	      -EINVAL);
+	h.xcc_info = 3 | 2 << 8 | 1 << 16 | 1u << 24;
+	memcpy(buf + size / 2, &h, sizeof(h));
+	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION_1_1, s) ==
+	      -EINVAL);
+	h.xcc_info = AMDGPU_SPM_HDR_XCC_INFO(3, 2, 1);
+	h.seq = 0;
+	memcpy(buf + size / 2, &h, sizeof(h));
+	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION_1_1, s) ==
+	      -EINVAL);
+	h.seq = 7;
+	memcpy(buf + size / 2, &h, sizeof(h));
+	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION_1_1, s) == 0);
+
+	/* last_us saturates, and so does the decoded value. */
+	put_share_1_1(buf, size, 2, 0, 2, 32, 8, t0, 0xffffffffu);
+	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION_1_1, s) == 0);
+	CHECK(s[0].last_us == 0xffffffffu);
+
+	/* A later 1.x minor keeps the 1.1 words. */
+	for (i = 0; i < 4; i++)
+		put_share_1_1(buf, size, 4, i, i, 64, 1, t0, 1);
+	for (i = 0; i < 4; i++) {
+		memcpy(&h, buf + (size_t)i * (size / 4), sizeof(h));
+		h.version = AMDGPU_PROFILER_VERSION(1, 2);
+		memcpy(buf + (size_t)i * (size / 4), &h, sizeof(h));
+	}
+	CHECK(amdgpu_spm_parse_shares(buf, size, 4,
+				      AMDGPU_PROFILER_VERSION(1, 2), s) == 0);
+	CHECK(s[3].xcc == 3 && s[3].has_info);
+	/* An unknown major is not decoded at all. */
+	CHECK(amdgpu_spm_parse_shares(buf, size, 4,
+				      AMDGPU_PROFILER_VERSION(2, 0), s) ==
+	      -EINVAL);
+	/* No valid header at all on a 1.1 kernel. */
+	memset(buf, 0, size);
+	CHECK(amdgpu_spm_infer_xcc_count(buf, size, VERSION_1_1, 0, false) ==
+	      0);
+	free(buf);
+}
+
 static void test_wrappers_without_device(void)
 {
 	uint32_t version = 0x12345678, timeout = 50, bytes = 7;
 	bool loss = true;
 	int fd;
 
-	CHECK(amdgpu_profiler_get_version(-1, &version) == -EBADF);
+	CHECK(amdgpu_profiler_fd_version(-1, &version) == -EBADF);
 	CHECK(version == 0x12345678);
-	CHECK(amdgpu_spm_acquire(-1) == -EBADF);
-	CHECK(amdgpu_spm_release(-1) == -EBADF);
-	CHECK(amdgpu_spm_set_dest_buf(-1, NULL, 0, &timeout, &bytes,
-				      &loss) == -EBADF);
+	CHECK(amdgpu_spm_fd_acquire(-1) == -EBADF);
+	CHECK(amdgpu_spm_fd_release(-1) == -EBADF);
+	CHECK(amdgpu_spm_fd_set_dest_buf(-1, NULL, 0, &timeout, &bytes,
+					 &loss) == -EBADF);
 	/* Outputs untouched on failure. */
 	CHECK(timeout == 50 && bytes == 7 && loss);
-	/* A size without a buffer is refused before the kernel sees it. */
-	CHECK(amdgpu_spm_set_dest_buf(-1, NULL, 64, NULL, NULL, NULL) ==
-	      -EINVAL);
 
 	/* A file that is not a DRM device: -ENOTTY. */
 	fd = open("/dev/null", O_RDWR);
 	CHECK(fd >= 0);
 	if (fd >= 0) {
-		CHECK(amdgpu_profiler_get_version(fd, &version) == -ENOTTY);
-		CHECK(amdgpu_spm_acquire(fd) == -ENOTTY);
+		CHECK(amdgpu_profiler_fd_version(fd, &version) == -ENOTTY);
+		CHECK(amdgpu_spm_fd_acquire(fd) == -ENOTTY);
 		close(fd);
 	}
 }
 
 static void test_strerror(void)
 {
-	CHECK(strstr(amdgpu_spm_strerror(-EPERM, AMDGPU_SPM_OP_ACQUIRE),
+	CHECK(strstr(amdgpu_spm_strerror(-EPERM, AMDGPU_SPM_CALL_ACQUIRE),
 		     "spm_paranoid") != NULL);
-	CHECK(strstr(amdgpu_spm_strerror(-EBUSY, AMDGPU_SPM_OP_ACQUIRE),
+	/* GC 9.4.x: refused unless the administrator allows VMID 0 writes. */
+	CHECK(strstr(amdgpu_spm_strerror(-EACCES, AMDGPU_SPM_CALL_ACQUIRE),
+		     "amdgpu.spm_unsafe_vmid0=1") != NULL);
+	CHECK(strstr(amdgpu_spm_strerror(-EACCES, AMDGPU_SPM_CALL_ACQUIRE),
+		     "amdgpu.spm_paranoid") != NULL);
+	CHECK(strstr(amdgpu_spm_strerror(-EBUSY, AMDGPU_SPM_CALL_ACQUIRE),
 		     "RESERVE_VMID") != NULL);
-	CHECK(strstr(amdgpu_spm_strerror(EOPNOTSUPP, AMDGPU_SPM_OP_ACQUIRE),
+	CHECK(strstr(amdgpu_spm_strerror(EOPNOTSUPP, AMDGPU_SPM_CALL_ACQUIRE),
 		     "no SPM") != NULL);
-	CHECK(strstr(amdgpu_spm_strerror(-EINVAL, 0),
+	CHECK(strstr(amdgpu_spm_strerror(-EINVAL, AMDGPU_SPM_CALL_VERSION),
 		     "DRM_AMDGPU_PROFILER") != NULL);
-	CHECK(strstr(amdgpu_spm_strerror(-EINVAL, AMDGPU_SPM_OP_ACQUIRE),
+	CHECK(strstr(amdgpu_spm_strerror(-EINVAL, AMDGPU_SPM_CALL_ACQUIRE),
 		     "partition") != NULL);
-	CHECK(amdgpu_spm_strerror(-ENOMEM, AMDGPU_SPM_OP_ACQUIRE) != NULL);
+	CHECK(amdgpu_spm_strerror(-ENOMEM, AMDGPU_SPM_CALL_ACQUIRE) != NULL);
 }
 
 int main(void)
@@ -276,11 +364,11 @@ int main(void)
 	test_share_size();
 	test_parse_ok();
 	test_parse_rejects();
+	test_parse_1_1();
 	test_infer();
 	test_clear_header_slots();
 	test_wrappers_without_device();
 	test_strerror();
 
-	printf("%u passed, %u failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return unit_done();
 }

@@ -36,51 +36,10 @@ IGT_TEST_DESCRIPTION("Test the amdgpu profiler ioctl: version probe, SPM "
 		     "arbitration and partitions");
 
 /*
- * IGT's copy of amdgpu_drm.h predates the profiler interface: carry the
- * frozen definitions until it is synced with a kernel that has them.
+ * IGT's include/drm-uapi/amdgpu_drm.h predates the profiler interface: its
+ * declarations come from include/drm-uapi-experimental/ until the next sync.
  */
-#ifndef DRM_IOCTL_AMDGPU_PROFILER
-#define DRM_AMDGPU_PROFILER		0x1C
-
-enum drm_amdgpu_spm_op {
-	AMDGPU_SPM_OP_ACQUIRE = 1,
-	AMDGPU_SPM_OP_RELEASE,
-	AMDGPU_SPM_OP_SET_DEST_BUF
-};
-
-struct drm_amdgpu_spm_args {
-	__u64 dest_buf;
-	__u32 buf_size;
-	__u32 op;
-	__u32 timeout;
-	__u32 bytes_copied;
-	__u32 has_data_loss;
-	__u32 reserved[9];
-};
-
-struct drm_amdgpu_spm_buffer_header {
-	__u32 version;
-	__u32 bytes_copied;
-	__u32 has_data_loss;
-	__u32 reserved[5];
-};
-
-#define AMDGPU_PROFILER_OP_GET_VER	1
-#define AMDGPU_PROFILER_OP_SPM		2
-
-struct drm_amdgpu_profiler_args {
-	__u32 op;
-	__u32 pad;
-	union {
-		__u32 version;
-		struct drm_amdgpu_spm_args spm;
-	} data;
-};
-
-#define DRM_IOCTL_AMDGPU_PROFILER \
-	DRM_IOWR(DRM_COMMAND_BASE + DRM_AMDGPU_PROFILER, \
-		 struct drm_amdgpu_profiler_args)
-#endif
+#include "amdgpu_profiler_drm.h"
 
 static_assert(sizeof(struct drm_amdgpu_spm_args) == 64, "spm args layout");
 static_assert(sizeof(struct drm_amdgpu_spm_buffer_header) == 32,
@@ -91,6 +50,9 @@ static_assert(offsetof(struct drm_amdgpu_profiler_args, data) == 8,
 	      "profiler args data offset");
 static_assert(offsetof(struct drm_amdgpu_spm_args, reserved) == 28,
 	      "spm args reserved offset");
+static_assert(offsetof(struct drm_amdgpu_spm_buffer_header, xcc_info) == 12 &&
+	      offsetof(struct drm_amdgpu_spm_buffer_header, last_us) == 28,
+	      "1.1 share header words overlay reserved[5]");
 
 #define SPM_LINE		32u
 #define SPM_MAX_BUF_SIZE	(256u << 20)
@@ -100,12 +62,12 @@ static_assert(offsetof(struct drm_amdgpu_spm_args, reserved) == 28,
 #define PARANOID_PARAM		"/sys/module/amdgpu/parameters/spm_paranoid"
 
 /*
- * Raw ioctl on purpose: igt_ioctl()/drmIoctl() restart on EINTR, and the
- * interrupted-wait subtest must see it.
+ * igt_ioctl(): drmIoctl(), or inside igt_while_interruptible() the ioctl
+ * with signals injected and restarted on EINTR with the same arguments.
  */
 static int profiler(int fd, struct drm_amdgpu_profiler_args *args)
 {
-	return ioctl(fd, DRM_IOCTL_AMDGPU_PROFILER, args) ? -errno : 0;
+	return igt_ioctl(fd, DRM_IOCTL_AMDGPU_PROFILER, args) ? -errno : 0;
 }
 
 static void spm_init(struct drm_amdgpu_profiler_args *args, uint32_t op)
@@ -187,8 +149,10 @@ static void acquire_or_skip(int fd)
 {
 	int ret = spm(fd, AMDGPU_SPM_OP_ACQUIRE);
 
-	igt_skip_on_f(ret == -EPERM || ret == -EACCES,
+	igt_skip_on_f(ret == -EPERM,
 		      "may not profile: needs CAP_PERFMON or a relaxed amdgpu.spm_paranoid\n");
+	igt_skip_on_f(ret == -EACCES,
+		      "SPM refused on this GPU: the RLC writes through VMID 0 (GC 9.4.x); set amdgpu.spm_unsafe_vmid0=1 to test it\n");
 	igt_skip_on_f(ret == -EBUSY,
 		      "SPM busy: another profiler or a RESERVE_VMID holder\n");
 	igt_assert_eq(ret, 0);
@@ -204,12 +168,25 @@ static void *alloc_buf(uint32_t size)
 	return p;
 }
 
-static double now_ms(void)
+/* Milliseconds since *@start, which the first call sets (igt_nsec_elapsed()). */
+static double elapsed_ms(struct timespec *start)
+{
+	return igt_nsec_elapsed(start) / 1e6;
+}
+
+/* The kernel stamps shares with CLOCK_MONOTONIC (igt_gettime() may not). */
+static uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	igt_assert_eq(clock_gettime(CLOCK_MONOTONIC, &ts), 0);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* The kernel fills the header's words 3-7 (interface 1.1 and later 1.x). */
+static bool has_share_info(uint32_t version)
+{
+	return version >> 24 == 1 && (version & 0xffffff) >= 1;
 }
 
 static uint32_t share_size(uint32_t buf_size, uint32_t n)
@@ -245,8 +222,14 @@ static int consistent_layouts(const void *buf, uint32_t buf_size,
 			       sizeof(h));
 			ok = h.version == version &&
 			     h.bytes_copied <= share - sizeof(h);
-			for (int w = 0; w < 5; w++)
-				ok = ok && !h.reserved[w];
+			if (has_share_info(version)) {
+				ok = ok && AMDGPU_SPM_HDR_SHARE(h.xcc_info) == i &&
+				     AMDGPU_SPM_HDR_NUM_SHARES(h.xcc_info) == n &&
+				     !(h.xcc_info >> 24) && h.seq;
+			} else {
+				for (int w = 0; w < 5; w++)
+					ok = ok && !h.reserved[w];
+			}
 			sum += h.bytes_copied;
 			loss |= h.has_data_loss != 0;
 		}
@@ -630,7 +613,9 @@ static void test_spm_release_on_close(int fd, void *buf)
 static void test_spm_timeout_zero(int fd, uint32_t version, void *buf)
 {
 	struct retired r = { .bytes = 0xdead, .loss = 0xdead };
-	double t0 = now_ms();
+	struct timespec t0 = {};
+
+	igt_nsec_elapsed(&t0);
 
 	acquire_or_skip(fd);
 	igt_assert_eq(set_dest_buf(fd, buf, SPM_BUF_SIZE, &r), 0);
@@ -639,7 +624,7 @@ static void test_spm_timeout_zero(int fd, uint32_t version, void *buf)
 
 	igt_assert_eq(set_dest_buf(fd, NULL, 0, &r), 0);
 	igt_assert_eq_u32(r.timeout, 0);
-	igt_assert(now_ms() - t0 < 1000);
+	igt_assert(elapsed_ms(&t0) < 1000);
 	igt_assert_lte(1, consistent_layouts(buf, SPM_BUF_SIZE, version, &r));
 
 	igt_assert_eq(set_dest_buf(fd, NULL, 0, &r), 0);
@@ -650,16 +635,17 @@ static void test_spm_timeout_zero(int fd, uint32_t version, void *buf)
 static void test_spm_time_left(int fd, uint32_t version, void *a, void *b)
 {
 	const uint32_t req = 300;
+	struct timespec t0 = {};
 	struct retired r = {};
-	double t0, elapsed;
+	double elapsed;
 
 	acquire_or_skip(fd);
 	igt_assert_eq(set_dest_buf(fd, a, SPM_BUF_SIZE, &r), 0);
 
 	r.timeout = req;
-	t0 = now_ms();
+	igt_nsec_elapsed(&t0);
 	igt_assert_eq(set_dest_buf(fd, b, SPM_BUF_SIZE, &r), 0);
-	elapsed = now_ms() - t0;
+	elapsed = elapsed_ms(&t0);
 	igt_debug("waited %.1f ms, %u ms left\n", elapsed, r.timeout);
 
 	/* Expiry is not an error; what is written back is the time left. */
@@ -670,76 +656,152 @@ static void test_spm_time_left(int fd, uint32_t version, void *a, void *b)
 	igt_assert_eq(spm(fd, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
-static void on_signal(int sig)
-{
-}
-
-/* Deliver SIGUSR1 to this thread after @ms (IGT itself uses SIGALRM). */
-static timer_t arm_signal(int ms, bool restart)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct sigevent sev = {
-		.sigev_notify = SIGEV_THREAD_ID,
-		.sigev_signo = SIGUSR1,
-	};
-	struct itimerspec its = {
-		.it_value.tv_nsec = ms * 1000000L,
-	};
-	timer_t timer;
-
-	sa.sa_flags = restart ? SA_RESTART : 0;
-	sigemptyset(&sa.sa_mask);
-	igt_assert_eq(sigaction(SIGUSR1, &sa, NULL), 0);
-	sev._sigev_un._tid = gettid();
-	igt_assert_eq(timer_create(CLOCK_MONOTONIC, &sev, &timer), 0);
-	igt_assert_eq(timer_settime(timer, 0, &its, NULL), 0);
-	return timer;
-}
-
+/*
+ * A wait cut short by a signal hands the time left back, also in the
+ * arguments drm_ioctl() copies out on -EINTR, and nothing changes before
+ * the wait: so the same call restarted waits only for the remainder.
+ * igt_while_interruptible() injects signals into every igt_ioctl() at
+ * growing delays and repeats the interrupted call with the same arguments,
+ * as drmIoctl() and libdrm's callers do. If a restart waited the whole
+ * timeout again, the call would take about twice as long.
+ */
 static void test_spm_interrupted(int fd, uint32_t version, void *a, void *b)
 {
-	const uint32_t req = 1000;
+	const uint32_t req = 100;
+	struct retired r;
+
+	acquire_or_skip(fd);
+	igt_while_interruptible(true) {
+		struct timespec t0 = {};
+		double elapsed;
+
+		memset(a, 0, SPM_BUF_SIZE);
+		r = (struct retired){};
+		igt_assert_eq(set_dest_buf(fd, a, SPM_BUF_SIZE, &r), 0);
+		r = (struct retired){ .timeout = req };
+		igt_nsec_elapsed(&t0);
+		igt_assert_eq(set_dest_buf(fd, b, SPM_BUF_SIZE, &r), 0);
+		elapsed = elapsed_ms(&t0);
+		igt_debug("waited %.1f ms of %u, %u left\n", elapsed, req,
+			  r.timeout);
+		igt_assert_lte_u32(r.timeout, req);
+		igt_assert_f(elapsed <= req + 50,
+			     "a %u ms wait took %.1f ms under signals\n", req,
+			     elapsed);
+		igt_assert_lte(1, consistent_layouts(a, SPM_BUF_SIZE, version,
+						     &r));
+		/* Retire b too, so the next pass starts from nothing. */
+		r = (struct retired){};
+		igt_assert_eq(set_dest_buf(fd, NULL, 0, &r), 0);
+	}
+	igt_assert_eq(spm(fd, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
+ * With SA_RESTART handlers (IGT's signal helper: SIGCONT at 500 Hz) the
+ * kernel restarts the wait itself, with the time left it wrote back: a
+ * 300 ms wait ends after 300 ms instead of starting over at every signal.
+ */
+static void test_spm_signal_restart(int fd, uint32_t version, void *a, void *b)
+{
+	const uint32_t req = 300;
+	struct timespec t0 = {};
 	struct retired r = {};
-	double t0, elapsed;
-	uint32_t left;
-	timer_t timer;
-	int ret;
+	double elapsed;
 
 	acquire_or_skip(fd);
 	igt_assert_eq(set_dest_buf(fd, a, SPM_BUF_SIZE, &r), 0);
 
-	/* A signal cuts the wait short: -EINTR, time left written back. */
+	igt_set_timeout(10, "SET_DEST_BUF restarted with its full timeout at every signal");
+	igt_fork_signal_helper();
 	r = (struct retired){ .timeout = req };
-	timer = arm_signal(100, false);
-	t0 = now_ms();
-	ret = set_dest_buf(fd, b, SPM_BUF_SIZE, &r);
-	elapsed = now_ms() - t0;
-	timer_delete(timer);
-	igt_skip_on_f(ret == 0, "buffer filled before the signal arrived\n");
-	igt_assert_eq(ret, -EINTR);
-	igt_assert_lt_u32(r.timeout, req);
-	igt_assert(elapsed + 20 >= req - r.timeout);
-	igt_assert_eq_u32(r.bytes, 0);	/* outputs untouched on error */
-	igt_assert_eq_u32(r.loss, 0);
-
-	/* Restarting waits only the remainder and retires buffer a. */
-	left = r.timeout;
-	t0 = now_ms();
+	igt_nsec_elapsed(&t0);
 	igt_assert_eq(set_dest_buf(fd, b, SPM_BUF_SIZE, &r), 0);
-	igt_assert(now_ms() - t0 <= left + 100);
+	elapsed = elapsed_ms(&t0);
+	igt_stop_signal_helper();
+	igt_reset_timeout();
+
+	igt_debug("waited %.1f ms of %u, %u left\n", elapsed, req, r.timeout);
+	igt_assert_f(elapsed <= req + 100,
+		     "a %u ms wait took %.1f ms under SIGCONT at 500 Hz\n",
+		     req, elapsed);
+	igt_assert(elapsed + 20 >= req - r.timeout);
 	igt_assert_lte(1, consistent_layouts(a, SPM_BUF_SIZE, version, &r));
-
-	/* With SA_RESTART the kernel restarts with the remainder itself. */
-	memset(a, 0, SPM_BUF_SIZE);
-	r = (struct retired){ .timeout = req };
-	timer = arm_signal(100, true);
-	t0 = now_ms();
-	igt_assert_eq(set_dest_buf(fd, a, SPM_BUF_SIZE, &r), 0);
-	elapsed = now_ms() - t0;
-	timer_delete(timer);
-	igt_assert(elapsed <= req + 200);
-
 	igt_assert_eq(spm(fd, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
+ * Check the 1.1 words of every share of @buf, retired at @retired_ns after
+ * being installed by a SET_DEST_BUF that ran from @inst0 to @inst1.
+ */
+static void check_share_words(const void *buf, uint32_t seq, uint64_t inst0,
+			      uint64_t inst1, uint64_t retired_ns)
+{
+	struct drm_amdgpu_spm_buffer_header h;
+	uint32_t n, share;
+	int last_xcc = -1;
+
+	memcpy(&h, buf, sizeof(h));
+	n = AMDGPU_SPM_HDR_NUM_SHARES(h.xcc_info);
+	igt_assert_f(n >= 1 && n <= SPM_MAX_XCC, "%u shares\n", n);
+	share = share_size(SPM_BUF_SIZE, n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t start;
+
+		memcpy(&h, (const char *)buf + (size_t)i * share, sizeof(h));
+		start = (uint64_t)h.start_ns_hi << 32 | h.start_ns_lo;
+		igt_debug("share %u: XCC %u, seq %u, %u bytes, +%u us\n", i,
+			  AMDGPU_SPM_HDR_XCC(h.xcc_info), h.seq,
+			  h.bytes_copied, h.last_us);
+		igt_assert_eq_u32(AMDGPU_SPM_HDR_SHARE(h.xcc_info), i);
+		igt_assert_eq_u32(AMDGPU_SPM_HDR_NUM_SHARES(h.xcc_info), n);
+		igt_assert_eq_u32(h.xcc_info >> 24, 0);
+		/* Logical XCC ids, ascending. */
+		igt_assert_lt(last_xcc, (int)AMDGPU_SPM_HDR_XCC(h.xcc_info));
+		last_xcc = AMDGPU_SPM_HDR_XCC(h.xcc_info);
+		igt_assert_eq_u32(h.seq, seq);
+		igt_assert_lte_u64(inst0, start);
+		igt_assert_lte_u64(start, inst1);
+		if (h.bytes_copied)
+			igt_assert_lte_u64(start + h.last_us * 1000ull,
+					   retired_ns);
+		else
+			igt_assert_eq_u32(h.last_us, 0);
+	}
+}
+
+/*
+ * Interface 1.1: each share's header says which XCC it holds, how many
+ * shares the buffer has, the XCC's buffer number since ACQUIRE (1 for the
+ * first buffer installed, +1 for each further one), when the buffer was
+ * installed and when data last went into the share.
+ */
+static void test_spm_share_words(int fd, uint32_t version, void *a, void *b)
+{
+	igt_require_f(has_share_info(version),
+		      "profiler interface %u.%u has no share header words\n",
+		      version >> 24, version & 0xffffff);
+	for (int round = 0; round < 2; round++) {
+		uint64_t a0, a1, b0, b1;
+		struct retired r = {};
+
+		acquire_or_skip(fd);
+		memset(a, 0, SPM_BUF_SIZE);
+		memset(b, 0, SPM_BUF_SIZE);
+		a0 = monotonic_ns();
+		igt_assert_eq(set_dest_buf(fd, a, SPM_BUF_SIZE, &r), 0);
+		a1 = monotonic_ns();
+		r.timeout = 50;
+		b0 = monotonic_ns();
+		igt_assert_eq(set_dest_buf(fd, b, SPM_BUF_SIZE, &r), 0);
+		b1 = monotonic_ns();
+		/* The numbering starts again with every acquisition. */
+		check_share_words(a, 1, a0, a1, b1);
+		r.timeout = 0;
+		igt_assert_eq(set_dest_buf(fd, NULL, 0, &r), 0);
+		check_share_words(b, 2, b0, b1, monotonic_ns());
+		igt_assert_eq(spm(fd, AMDGPU_SPM_OP_RELEASE), 0);
+	}
 }
 
 static void test_spm_data_loss(int fd, uint32_t version, void *a, void *b)
@@ -776,6 +838,8 @@ static void test_spm_unprivileged(int fd)
 
 	probe = spm(fd, AMDGPU_SPM_OP_ACQUIRE);
 	igt_skip_on_f(probe == -EBUSY, "SPM busy\n");
+	igt_skip_on_f(probe == -EACCES,
+		      "SPM refused on this GPU unless amdgpu.spm_unsafe_vmid0=1\n");
 	if (!probe)
 		spm(fd, AMDGPU_SPM_OP_RELEASE);
 	if (getuid() != 0)
@@ -858,7 +922,7 @@ static void test_partitions_independent(void)
 		extra[i] = -1;
 		if (ret == -EOPNOTSUPP)
 			continue;
-		if (ret == -EPERM || ret == -EBUSY) {
+		if (ret == -EPERM || ret == -EACCES || ret == -EBUSY) {
 			igt_skip_on_f(!owned, "cannot acquire: %s\n",
 				      strerror(-ret));
 			igt_assert_f(false, "node %d: %s after another node acquired\n",
@@ -902,7 +966,7 @@ static void test_primary_node(void)
 		/* Which partition would that be? None: refused. */
 		igt_assert_eq(ret, -EINVAL);
 	} else {
-		igt_skip_on_f(ret == -EPERM || ret == -EBUSY,
+		igt_skip_on_f(ret == -EPERM || ret == -EACCES || ret == -EBUSY,
 			      "cannot acquire: %s\n", strerror(-ret));
 		igt_assert_eq(ret, 0);
 	}
@@ -1007,9 +1071,17 @@ igt_main
 		igt_subtest("spm-set-dest-buf-time-left")
 			test_spm_time_left(fd, version, a, b);
 
-		igt_describe("An interrupted wait returns EINTR with the time left; restarts wait only the rest");
+		igt_describe("Interrupted waits hand the time left back: a restart waits only the rest");
 		igt_subtest("spm-set-dest-buf-interrupted")
 			test_spm_interrupted(fd, version, a, b);
+
+		igt_describe("Under SA_RESTART signals a wait still ends after its timeout");
+		igt_subtest("spm-set-dest-buf-signal-restart")
+			test_spm_signal_restart(fd, version, a, b);
+
+		igt_describe("Interface 1.1: each share says its XCC, index, count, sequence number and times");
+		igt_subtest("spm-share-header-words")
+			test_spm_share_words(fd, version, a, b);
 
 		igt_describe("A buffer too small for the stream reports data loss");
 		igt_subtest("spm-data-loss")

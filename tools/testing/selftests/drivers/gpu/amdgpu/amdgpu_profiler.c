@@ -7,8 +7,9 @@
  * The suite is skipped as a whole when the machine has no amdgpu render
  * node, and the SPM tests are skipped when the device has no SPM support
  * (-EOPNOTSUPP). Tests that need to own the SPM are skipped when the caller
- * may not profile (-EPERM, see amdgpu.spm_paranoid) or another client holds
- * it (-EBUSY).
+ * may not profile (-EPERM, see amdgpu.spm_paranoid), when the GPU refuses
+ * SPM by default (-EACCES on GC 9.4.x, see amdgpu.spm_unsafe_vmid0) or
+ * another client holds it (-EBUSY). -l and -h work without a device.
  *
  * AMDGPU_RENDER_NODE=/dev/dri/renderDN selects the node (on a partitioned
  * device: the partition) to test; by default the first amdgpu render node.
@@ -49,6 +50,41 @@
 #define PARANOID_PATH		"/sys/module/amdgpu/parameters/spm_paranoid"
 
 static char node_path[64];
+
+/*
+ * Profiler uAPI 1.1 gives the share header's reserved words a meaning:
+ * xcc_info (logical XCC, share count, share index), seq (per-XCC buffer
+ * number since ACQUIRE, from 1), start_ns (CLOCK_MONOTONIC when the buffer
+ * was installed) and last_us (from then to the last copy into the share).
+ * Read them by name where the header has them, else by position.
+ */
+#ifdef AMDGPU_SPM_HDR_XCC_INFO
+#define HDR_XCC_INFO(h)		((h)->xcc_info)
+#define HDR_SEQ(h)		((h)->seq)
+#define HDR_START_NS_LO(h)	((h)->start_ns_lo)
+#define HDR_START_NS_HI(h)	((h)->start_ns_hi)
+#define HDR_LAST_US(h)		((h)->last_us)
+#else
+#define HDR_XCC_INFO(h)		((h)->reserved[0])
+#define HDR_SEQ(h)		((h)->reserved[1])
+#define HDR_START_NS_LO(h)	((h)->reserved[2])
+#define HDR_START_NS_HI(h)	((h)->reserved[3])
+#define HDR_LAST_US(h)		((h)->reserved[4])
+#define AMDGPU_SPM_HDR_XCC(info)	((info) & 0xff)
+#define AMDGPU_SPM_HDR_NUM_SHARES(info)	(((info) >> 8) & 0xff)
+#define AMDGPU_SPM_HDR_SHARE(info)	(((info) >> 16) & 0xff)
+#endif
+
+static __u64 hdr_start_ns(const struct drm_amdgpu_spm_buffer_header *h)
+{
+	return (__u64)HDR_START_NS_HI(h) << 32 | HDR_START_NS_LO(h);
+}
+
+/* The kernel fills the header's words 3-7 (interface 1.1 and later 1.x). */
+static bool has_share_info(__u32 version)
+{
+	return version >> 24 == 1 && (version & 0xffffff) >= 1;
+}
 
 static int profiler(int fd, struct drm_amdgpu_profiler_args *args)
 {
@@ -249,8 +285,15 @@ static int consistent_layouts(const void *buf, __u32 buf_size, __u32 version,
 			       sizeof(h));
 			ok = h.version == version &&
 			     h.bytes_copied <= share - sizeof(h);
-			for (w = 0; w < 5; w++)
-				ok = ok && !h.reserved[w];
+			if (has_share_info(version)) {
+				/* Each share says where it is and how many. */
+				ok = ok && AMDGPU_SPM_HDR_SHARE(HDR_XCC_INFO(&h)) == i &&
+				     AMDGPU_SPM_HDR_NUM_SHARES(HDR_XCC_INFO(&h)) == n &&
+				     !(HDR_XCC_INFO(&h) >> 24) && HDR_SEQ(&h);
+			} else {
+				for (w = 0; w < 5; w++)
+					ok = ok && !h.reserved[w];
+			}
 			sum += h.bytes_copied;
 			any |= h.has_data_loss != 0;
 		}
@@ -363,6 +406,8 @@ TEST_F(profiler, get_ver_data_not_zero)
 
 static const char why_perm[] =
 	"may not profile: needs CAP_PERFMON or a relaxed amdgpu.spm_paranoid";
+static const char why_vmid0[] =
+	"refused: the RLC writes via VMID 0 (GC 9.4.x); set amdgpu.spm_unsafe_vmid0=1";
 static const char why_busy[] =
 	"SPM busy: another profiler or a graphics VMID reservation";
 static const char why_primary[] =
@@ -420,8 +465,10 @@ static int acquire(int fd, const char **why)
 	int ret = spm_op(fd, AMDGPU_SPM_OP_ACQUIRE);
 
 	*why = NULL;
-	if (ret == -EPERM || ret == -EACCES)
+	if (ret == -EPERM)
 		*why = why_perm;
+	else if (ret == -EACCES)
+		*why = why_vmid0;
 	else if (ret == -EBUSY)
 		*why = why_busy;
 	return ret;
@@ -716,6 +763,101 @@ TEST_F(spm, set_dest_buf_timeout_zero)
 	EXPECT_EQ(0, spm_op(self->fd, AMDGPU_SPM_OP_RELEASE));
 }
 
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * Check the 1.1 words of every share of @buf, retired at @retired_ns after
+ * being installed by a SET_DEST_BUF that ran from @inst0 to @inst1: share
+ * index and count, strictly ascending logical XCC ids, sequence number
+ * @seq, start time within the installing call, last copy no later than the
+ * retirement (and 0 for an empty share). Returns the share count, or 0.
+ */
+static __u32 check_share_words(struct __test_metadata *_metadata,
+			       const void *buf, __u32 seq, __u64 inst0,
+			       __u64 inst1, __u64 retired_ns)
+{
+	struct drm_amdgpu_spm_buffer_header h;
+	__u32 n, share, i, info;
+	int last_xcc = -1;
+
+	memcpy(&h, buf, sizeof(h));
+	n = AMDGPU_SPM_HDR_NUM_SHARES(HDR_XCC_INFO(&h));
+	EXPECT_TRUE(n >= 1 && n <= SPM_MAX_XCC) TH_LOG("%u shares", n);
+	if (n < 1 || n > SPM_MAX_XCC)
+		return 0;
+	share = share_size(SPM_BUF_SIZE, n);
+	for (i = 0; i < n; i++) {
+		memcpy(&h, (const char *)buf + (size_t)i * share, sizeof(h));
+		info = HDR_XCC_INFO(&h);
+		EXPECT_EQ(i, AMDGPU_SPM_HDR_SHARE(info));
+		EXPECT_EQ(n, AMDGPU_SPM_HDR_NUM_SHARES(info));
+		EXPECT_EQ(0u, info >> 24);
+		EXPECT_GT((int)AMDGPU_SPM_HDR_XCC(info), last_xcc);
+		last_xcc = AMDGPU_SPM_HDR_XCC(info);
+		EXPECT_EQ(seq, HDR_SEQ(&h));
+		EXPECT_GE(hdr_start_ns(&h), inst0);
+		EXPECT_LE(hdr_start_ns(&h), inst1);
+		if (!h.bytes_copied) {
+			EXPECT_EQ(0u, HDR_LAST_US(&h));
+		} else {
+			EXPECT_LE(hdr_start_ns(&h) + HDR_LAST_US(&h) * 1000ull,
+				  retired_ns);
+		}
+	}
+	return n;
+}
+
+/*
+ * Interface 1.1: each share's header says which XCC it holds, how many
+ * shares the buffer has, the XCC's buffer number since ACQUIRE (1 for the
+ * first installed, +1 for each further one), when the buffer was installed
+ * and when data last went into the share.
+ */
+TEST_F(spm, share_header_words)
+{
+	__u64 a0, a1, b0, b1, t;
+	__u32 timeout = 0, bytes, loss, round;
+	const char *why;
+	int ret;
+
+	if (!has_share_info(self->version))
+		SKIP(return, "profiler interface %u.%u has no share header words",
+		     self->version >> 24, self->version & 0xffffff);
+	for (round = 0; round < 2; round++) {
+		ret = acquire(self->fd, &why);
+		if (why)
+			SKIP(return, "%s", why);
+		ASSERT_EQ(0, ret);
+		memset(self->buf, 0, SPM_BUF_SIZE);
+		memset(self->buf2, 0, SPM_BUF_SIZE);
+		a0 = now_ns();
+		ASSERT_EQ(0, set_dest_buf(self->fd, self->buf, SPM_BUF_SIZE,
+					  &timeout, NULL, NULL));
+		a1 = now_ns();
+		timeout = 50;
+		b0 = now_ns();
+		ASSERT_EQ(0, set_dest_buf(self->fd, self->buf2, SPM_BUF_SIZE,
+					  &timeout, &bytes, &loss));
+		b1 = now_ns();
+		/* The numbering starts again with every acquisition. */
+		EXPECT_NE(0u, check_share_words(_metadata, self->buf, 1, a0, a1,
+						b1));
+		timeout = 0;
+		ASSERT_EQ(0, set_dest_buf(self->fd, NULL, 0, &timeout, &bytes,
+					  &loss));
+		t = now_ns();
+		EXPECT_NE(0u, check_share_words(_metadata, self->buf2, 2, b0, b1,
+						t));
+		EXPECT_EQ(0, spm_op(self->fd, AMDGPU_SPM_OP_RELEASE));
+	}
+}
+
 TEST_F(spm, set_dest_buf_timeout_time_left)
 {
 	const __u32 req = 300;
@@ -937,6 +1079,8 @@ TEST_F(spm, privilege_policy)
 
 	if (ret == -EBUSY)
 		SKIP(return, "%s", why_busy);
+	if (ret == -EACCES)
+		SKIP(return, "%s", why_vmid0);
 	ret = in_child(child_unprivileged);
 	if (ret == 4)
 		SKIP(return, "SPM busy");
@@ -961,8 +1105,25 @@ static bool has_profiler(void)
 	return ret;
 }
 
+/* -h, -l and a bad option need no device: the harness answers them. */
+static bool harness_only(int argc, char **argv)
+{
+	bool ret = false;
+	int opt;
+
+	opterr = 0;
+	while ((opt = getopt(argc, argv, "hlF:f:V:v:t:T:r:")) != -1)
+		if (opt == 'h' || opt == 'l' || opt == '?')
+			ret = true;
+	opterr = 1;
+	optind = 1;
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
+	if (harness_only(argc, argv))
+		return test_harness_run(argc, argv);
 	if (!find_render_node()) {
 		ksft_print_header();
 		ksft_exit_skip("no amdgpu render node%s%s\n",

@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * amdgpu-spm-dump: read a recording of amdgpu-spm-record. Prints per-XCC
+ * bytes, data loss and lost buffers (gaps in the kernel's per-XCC
+ * sequence), exports the records as CSV and each XCC's samples as a raw
+ * file, and draws each XCC's throughput over time as an SVG chart with the
+ * moments of loss marked.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "amdgpu_profiler.h"
+#include "spm_file.h"
+
+#define MAX_XCC		256	/* logical ids are 8 bits */
+#define MAX_EVENTS	20	/* loss and gap events listed one by one */
+
+enum { EXIT_OK, EXIT_ERROR, EXIT_USAGE };
+
+static const char *prog = "amdgpu-spm-dump";
+
+static const char short_usage[] =
+"Usage: amdgpu-spm-dump [--csv FILE] [--raw DIR] [--svg FILE] [-q] RECORDING\n"
+"Try 'amdgpu-spm-dump --help' for more information.\n";
+
+struct options {
+	const char *input;
+	const char *csv;
+	const char *raw;
+	const char *svg;
+	bool quiet;
+};
+
+/* A share record as kept in memory (its data goes straight to --raw). */
+struct share {
+	uint32_t buffer;
+	uint32_t bytes;
+	uint32_t seq;
+	uint16_t xcc;
+	uint8_t share;
+	uint8_t num_shares;
+	bool loss;
+	bool kernel_info;
+	uint64_t start_ns, last_ns, retired_ns;
+	uint32_t gap_before;	/* kernel seq numbers missing before this one */
+};
+
+struct xcc {
+	bool seen;
+	uint64_t shares, bytes, loss_shares, lost_buffers, empty_shares;
+	uint32_t last_seq;
+	FILE *raw;
+};
+
+struct dump {
+	struct spm_file_header fh;
+	int format;
+	struct share *shares;
+	size_t nshares, cap;
+	struct xcc xcc[MAX_XCC];
+	bool complete;
+	bool read_error;	/* stopped at a malformed or cut record */
+	struct spm_record end;
+	bool timed;		/* records carry times (format 2) */
+	uint64_t t0;		/* time origin, ns */
+};
+
+static void die(int status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+static void die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (status == EXIT_USAGE)
+		fputs(short_usage, stderr);
+	exit(status);
+}
+
+static void usage(void)
+{
+	printf(
+"Usage: %s [OPTION]... RECORDING\n"
+"Read a recording of amdgpu-spm-record: print per-XCC bytes, data loss and\n"
+"lost buffers, and export the samples.\n"
+"\n"
+"      --csv FILE   one line per share record (- for stdout)\n"
+"      --raw DIR    write each XCC's SPM samples to DIR/xcc<N>.raw\n"
+"      --svg FILE   per-XCC throughput-over-time chart, data loss in red,\n"
+"                   lost buffers as dashed lines\n"
+"  -q, --quiet      no summary\n"
+"  -h, --help       show this help and exit\n"
+"\n"
+"Exit status: 0 ok, 1 unreadable or malformed recording or an output error,\n"
+"2 usage.\n", prog);
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "csv", required_argument, NULL, 'c' },
+		{ "raw", required_argument, NULL, 'r' },
+		{ "svg", required_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o->csv = optarg;
+			break;
+		case 'r':
+			o->raw = optarg;
+			break;
+		case 's':
+			o->svg = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			usage();
+			exit(EXIT_OK);
+		default:
+			fputs(short_usage, stderr);
+			exit(EXIT_USAGE);
+		}
+	}
+	if (optind != argc - 1)
+		die(EXIT_USAGE, optind < argc ? "one recording at a time" :
+			       "no recording given");
+	o->input = argv[optind];
+}
+
+static double secs(const struct dump *d, uint64_t ns)
+{
+	return ns ? (double)(int64_t)(ns - d->t0) / 1e9 : 0.0;
+}
+
+/* Throughput of a share over its time as the current buffer, MiB/s. */
+static double share_rate(const struct share *s)
+{
+	if (s->retired_ns <= s->start_ns)
+		return 0.0;
+	return (double)s->bytes / 1048576.0 /
+	       ((double)(s->retired_ns - s->start_ns) / 1e9);
+}
+
+static void read_recording(struct dump *d, const struct options *o)
+{
+	struct spm_reader rd;
+	struct spm_record r;
+	unsigned char *data = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int ret;
+
+	f = strcmp(o->input, "-") ? fopen(o->input, "rb") : stdin;
+	if (!f)
+		die(EXIT_ERROR, "cannot open %s: %s", o->input, strerror(errno));
+	ret = spm_file_read_header(&rd, f, &d->fh);
+	if (ret)
+		die(EXIT_ERROR, "%s: %s", o->input,
+		    ret == -EIO ? strerror(errno) : rd.what);
+	d->format = rd.format;
+	d->timed = rd.format >= 2;
+	d->t0 = d->fh.start_ns;
+
+	while ((ret = spm_file_read_record(&rd, &r, &data, &cap)) > 0) {
+		struct share *s;
+		struct xcc *x;
+
+		if (d->complete)
+			die(EXIT_ERROR, "%s: records after the end record at offset %" PRIu64,
+			    o->input, rd.offset);
+		if (r.type == SPM_RECORD_END) {
+			d->complete = true;
+			d->end = r;
+			continue;
+		}
+		if (d->nshares == d->cap) {
+			size_t n = d->cap ? d->cap * 2 : 1024;
+			struct share *p = realloc(d->shares, n * sizeof(*p));
+
+			if (!p)
+				die(EXIT_ERROR, "out of memory");
+			d->shares = p;
+			d->cap = n;
+		}
+		s = &d->shares[d->nshares++];
+		memset(s, 0, sizeof(*s));
+		s->buffer = r.buffer;
+		s->bytes = r.bytes;
+		s->seq = r.seq;
+		s->xcc = r.xcc;
+		s->share = r.share;
+		s->num_shares = r.num_shares;
+		s->loss = r.flags & SPM_RECORD_LOSS;
+		s->kernel_info = r.flags & SPM_RECORD_KERNEL_INFO;
+		s->start_ns = r.start_ns;
+		s->last_ns = r.last_ns;
+		s->retired_ns = r.retired_ns;
+		if (r.xcc >= MAX_XCC)
+			die(EXIT_ERROR, "%s: XCC id %u out of range", o->input,
+			    r.xcc);
+
+		x = &d->xcc[r.xcc];
+		x->seen = true;
+		x->shares++;
+		x->bytes += r.bytes;
+		if (s->loss)
+			x->loss_shares++;
+		if (!r.bytes)
+			x->empty_shares++;
+		if (s->kernel_info) {
+			if (s->seq > x->last_seq + 1) {
+				s->gap_before = s->seq - x->last_seq - 1;
+				x->lost_buffers += s->gap_before;
+			} else if (s->seq <= x->last_seq) {
+				fprintf(stderr, "%s: XCC %u: sequence goes back from %u to %u at buffer %u\n",
+					prog, s->xcc, x->last_seq, s->seq,
+					s->buffer);
+			}
+			x->last_seq = s->seq;
+		}
+		if (o->raw && r.bytes) {
+			if (!x->raw) {
+				char path[PATH_MAX];
+
+				snprintf(path, sizeof(path), "%s/xcc%u.raw",
+					 o->raw, r.xcc);
+				x->raw = fopen(path, "wb");
+				if (!x->raw)
+					die(EXIT_ERROR, "cannot create %s: %s",
+					    path, strerror(errno));
+			}
+			if (fwrite(data, 1, r.bytes, x->raw) != r.bytes)
+				die(EXIT_ERROR, "writing %s/xcc%u.raw: %s",
+				    o->raw, r.xcc, strerror(errno));
+		}
+	}
+	free(data);
+	/* Keep what was read before a cut or a bad record: say so, exit 1. */
+	if (ret < 0) {
+		fprintf(stderr, "%s: %s: %s at offset %" PRIu64 "; reading what came before\n",
+			prog, o->input, ret == -EIO ? strerror(errno) :
+			ret == -ENOMEM ? "out of memory" : rd.what, rd.offset);
+		d->read_error = true;
+	}
+	if (f != stdin)
+		fclose(f);
+	/* Files without a start time: count from the first share. */
+	if (!d->t0 && d->nshares)
+		d->t0 = d->shares[0].start_ns;
+}
+
+/* The kernel identified the shares (uAPI 1.1 and later 1.x). */
+static bool kernel_info(const struct dump *d)
+{
+	return AMDGPU_PROFILER_VERSION_MAJOR(d->fh.version) == 1 &&
+	       AMDGPU_PROFILER_VERSION_MINOR(d->fh.version) >= 1;
+}
+
+static void print_summary(const struct dump *d, const struct options *o)
+{
+	uint64_t bytes = 0, loss = 0, lost = 0;
+	uint64_t first = UINT64_MAX, last = 0;
+	unsigned int nxcc = 0, events = 0, i;
+	size_t k;
+
+	for (k = 0; k < d->nshares; k++) {
+		const struct share *s = &d->shares[k];
+
+		if (s->start_ns && s->start_ns < first)
+			first = s->start_ns;
+		if (s->retired_ns > last)
+			last = s->retired_ns;
+	}
+	for (i = 0; i < MAX_XCC; i++) {
+		if (!d->xcc[i].seen)
+			continue;
+		nxcc++;
+		bytes += d->xcc[i].bytes;
+		loss += d->xcc[i].loss_shares;
+		lost += d->xcc[i].lost_buffers;
+	}
+
+	printf("%s: recording format %d, profiler interface %u.%u, buffers of %u bytes",
+	       o->input, d->format,
+	       AMDGPU_PROFILER_VERSION_MAJOR(d->fh.version),
+	       AMDGPU_PROFILER_VERSION_MINOR(d->fh.version), d->fh.buf_size);
+	if (d->fh.num_buffers)
+		printf(" x %u, timeout %u ms", d->fh.num_buffers,
+		       d->fh.timeout_ms);
+	printf("\n");
+	printf("XCCs: %u in the records", nxcc);
+	if (d->complete)
+		printf(", %u according to the recorder", d->end.num_shares);
+	printf("; shares %s\n", kernel_info(d) ?
+	       "identified by the kernel (interface 1.1)" :
+	       "identified by position (interface 1.0: share i is the i-th XCC of the partition)");
+	if (d->complete)
+		printf("complete: %u buffers retired, %u of them not recorded (before the XCC count was known)\n",
+		       d->end.buffer, d->end.seq);
+	else
+		printf("incomplete: no end record (the recorder was killed or the file was cut)\n");
+	if (d->timed && last > first && first != UINT64_MAX)
+		printf("time: %.3f s to %.3f s\n", secs(d, first), secs(d, last));
+	printf("total: %zu shares, %" PRIu64 " bytes, %" PRIu64
+	       " shares with data loss, %" PRIu64 " buffers lost\n",
+	       d->nshares, bytes, loss, lost);
+
+	printf("%5s %8s %14s %10s %10s %10s %8s\n", "XCC", "shares", "bytes",
+	       "MiB/s", "with-loss", "lost", "empty");
+	for (i = 0; i < MAX_XCC; i++) {
+		const struct xcc *x = &d->xcc[i];
+		double dur = d->timed && last > first ?
+			     (double)(last - first) / 1e9 : 0;
+		char lost_s[24] = "n/a";
+
+		if (!x->seen)
+			continue;
+		/* Only a 1.1 kernel numbers the buffers: gaps show loss. */
+		if (kernel_info(d))
+			snprintf(lost_s, sizeof(lost_s), "%" PRIu64,
+				 x->lost_buffers);
+		printf("%5u %8" PRIu64 " %14" PRIu64 " %10.2f %10" PRIu64
+		       " %10s %8" PRIu64 "\n", i, x->shares, x->bytes,
+		       dur > 0 ? (double)x->bytes / 1048576.0 / dur : 0.0,
+		       x->loss_shares, lost_s, x->empty_shares);
+	}
+
+	for (k = 0; k < d->nshares; k++) {
+		const struct share *s = &d->shares[k];
+
+		if (!s->loss && !s->gap_before)
+			continue;
+		if (++events > MAX_EVENTS)
+			continue;
+		if (s->gap_before)
+			printf("lost: XCC %u: %u buffer%s before seq %u (buffer %u, %.3f s)\n",
+			       s->xcc, s->gap_before,
+			       s->gap_before > 1 ? "s" : "", s->seq,
+			       s->buffer, secs(d, s->start_ns));
+		if (s->loss)
+			printf("loss: XCC %u: buffer %u, %.3f s to %.3f s, %u bytes kept\n",
+			       s->xcc, s->buffer, secs(d, s->start_ns),
+			       secs(d, s->retired_ns), s->bytes);
+	}
+	if (events > MAX_EVENTS)
+		printf("... and %u more loss or gap events (see --csv)\n",
+		       events - MAX_EVENTS);
+}
+
+static void write_csv(const struct dump *d, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	size_t k;
+
+	if (!f)
+		die(EXIT_ERROR, "cannot create %s: %s", path, strerror(errno));
+	fprintf(f, "buffer,share,num_shares,xcc,seq,lost_before,bytes,data_loss,start_s,last_s,retired_s,mib_per_s\n");
+	for (k = 0; k < d->nshares; k++) {
+		const struct share *s = &d->shares[k];
+
+		fprintf(f, "%u,%u,%u,%u,%u,%u,%u,%d,%.9f,%.9f,%.9f,%.3f\n",
+			s->buffer, s->share, s->num_shares, s->xcc, s->seq,
+			s->gap_before, s->bytes, s->loss ? 1 : 0,
+			secs(d, s->start_ns), secs(d, s->last_ns),
+			secs(d, s->retired_ns), share_rate(s));
+	}
+	if (f != stdout ? fclose(f) : fflush(f))
+		die(EXIT_ERROR, "writing %s: %s", path, strerror(errno));
+}
+
+/* ---- SVG chart ---- */
+
+#define SVG_W		960.0
+#define SVG_LEFT	80.0
+#define SVG_RIGHT	20.0
+#define SVG_TOP		72.0
+#define SVG_PANEL	120.0
+#define SVG_GAP		44.0
+#define SVG_BOTTOM	30.0
+
+/* A "nice" tick step for a span (1, 2 or 5 times a power of ten). */
+static double nice_step(double span, int ticks)
+{
+	double raw = span / ticks, mag, r;
+
+	if (raw <= 0)
+		return 1;
+	mag = pow(10, floor(log10(raw)));
+	r = raw / mag;
+	return (r <= 1 ? 1 : r <= 2 ? 2 : r <= 5 ? 5 : 10) * mag;
+}
+
+static void write_svg(const struct dump *d, const char *path,
+		      const char *input)
+{
+	unsigned int ids[MAX_XCC], n = 0, p, i;
+	double tmin = 0, tmax = 0, ymax = 0, step, t, h;
+	FILE *f;
+	size_t k;
+
+	for (i = 0; i < MAX_XCC; i++)
+		if (d->xcc[i].seen)
+			ids[n++] = i;
+	/* X: seconds when the records are timed, else buffer numbers. */
+	for (k = 0; k < d->nshares; k++) {
+		const struct share *s = &d->shares[k];
+		double a = d->timed ? secs(d, s->start_ns) : s->buffer;
+		double b = d->timed ? secs(d, s->retired_ns) : s->buffer + 1;
+		double y = d->timed ? share_rate(s) :
+			   (double)s->bytes / 1048576.0;
+
+		if (k == 0 || a < tmin)
+			tmin = a;
+		if (b > tmax)
+			tmax = b;
+		if (y > ymax)
+			ymax = y;
+	}
+	/* Timed: the axis starts when the recording did. */
+	if (d->timed && tmin > 0)
+		tmin = 0;
+	if (tmax <= tmin)
+		tmax = tmin + 1;
+	if (ymax <= 0)
+		ymax = 1;
+	step = nice_step(ymax, 4);
+	ymax = ceil(ymax / step) * step;
+
+	f = fopen(path, "w");
+	if (!f)
+		die(EXIT_ERROR, "cannot create %s: %s", path, strerror(errno));
+	h = SVG_TOP + (n ? n : 1) * (SVG_PANEL + SVG_GAP) + SVG_BOTTOM;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
+		SVG_W, h, SVG_W, h);
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	fprintf(f, "<text x=\"%.0f\" y=\"22\" font-size=\"16\" font-weight=\"bold\">SPM throughput per XCC</text>\n",
+		SVG_LEFT);
+	fprintf(f, "<text x=\"%.0f\" y=\"40\" fill=\"#444\">", SVG_LEFT);
+	if (strrchr(input, '/'))
+		input = strrchr(input, '/') + 1;
+	for (const char *c = input; *c; c++) {
+		if (*c == '<')
+			fputs("&lt;", f);
+		else if (*c == '&')
+			fputs("&amp;", f);
+		else
+			fputc(*c, f);
+	}
+	fprintf(f, " - interface %u.%u, %u XCC%s, %zu shares; red: data lost, dashed: buffers lost</text>\n",
+		AMDGPU_PROFILER_VERSION_MAJOR(d->fh.version),
+		AMDGPU_PROFILER_VERSION_MINOR(d->fh.version), n,
+		n == 1 ? "" : "s", d->nshares);
+
+	for (p = 0; p < n; p++) {
+		double top = SVG_TOP + p * (SVG_PANEL + SVG_GAP);
+		double pw = SVG_W - SVG_LEFT - SVG_RIGHT;
+		bool first = true;
+		double y;
+
+#define X(v) (SVG_LEFT + ((v) - tmin) / (tmax - tmin) * pw)
+#define Y(v) (top + SVG_PANEL - (v) / ymax * SVG_PANEL)
+		fprintf(f, "<g id=\"xcc%u\">\n", ids[p]);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">XCC %u</text>\n",
+			SVG_LEFT, top - 12, ids[p]);
+		/* Loss first, under the line. */
+		for (k = 0; k < d->nshares; k++) {
+			const struct share *s = &d->shares[k];
+			double a, b;
+
+			if (s->xcc != ids[p] || !s->loss)
+				continue;
+			a = d->timed ? secs(d, s->start_ns) : s->buffer;
+			b = d->timed ? secs(d, s->retired_ns) : s->buffer + 1;
+			fprintf(f, "<rect class=\"loss\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"#e03030\" fill-opacity=\"0.25\"/>\n",
+				X(a), top, X(b) - X(a) > 2 ? X(b) - X(a) : 2,
+				SVG_PANEL);
+			fprintf(f, "<path class=\"loss-mark\" d=\"M%.2f %.1f l-5 -9 h10 z\" fill=\"#e03030\"/>\n",
+				(X(a) + X(b)) / 2, top);
+		}
+		/* Axes and grid. */
+		for (y = 0; y <= ymax + step / 2; y += step) {
+			fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+				SVG_LEFT, SVG_LEFT + pw, Y(y), Y(y));
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#444\">%g</text>\n",
+				SVG_LEFT - 6, Y(y) + 4, y);
+		}
+		fprintf(f, "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\" fill=\"#444\">%s</text>\n",
+			SVG_LEFT - 52, top + SVG_PANEL / 2,
+			d->timed ? "MiB/s" : "MiB");
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#888\"/>\n",
+			SVG_LEFT, top, pw, SVG_PANEL);
+		/* The throughput of each share over its time as current buffer. */
+		fprintf(f, "<path class=\"rate\" fill=\"none\" stroke=\"#1f5fbf\" stroke-width=\"1.5\" d=\"");
+		for (k = 0; k < d->nshares; k++) {
+			const struct share *s = &d->shares[k];
+			double a, b, v;
+
+			if (s->xcc != ids[p])
+				continue;
+			a = d->timed ? secs(d, s->start_ns) : s->buffer;
+			b = d->timed ? secs(d, s->retired_ns) : s->buffer + 1;
+			v = d->timed ? share_rate(s) :
+			    (double)s->bytes / 1048576.0;
+			fprintf(f, "%s%.2f %.2f H%.2f ", first ? "M" : "L",
+				X(a), Y(v), X(b));
+			first = false;
+		}
+		fprintf(f, "\"/>\n");
+		/* Lost buffers: where the kernel's sequence jumps. */
+		for (k = 0; k < d->nshares; k++) {
+			const struct share *s = &d->shares[k];
+			double a;
+
+			if (s->xcc != ids[p] || !s->gap_before)
+				continue;
+			a = d->timed ? secs(d, s->start_ns) : s->buffer;
+			fprintf(f, "<line class=\"gap\" x1=\"%.2f\" x2=\"%.2f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e08000\" stroke-width=\"2\" stroke-dasharray=\"5 3\"/>\n",
+				X(a), X(a), top, top + SVG_PANEL);
+			fprintf(f, "<text x=\"%.2f\" y=\"%.1f\" fill=\"#e08000\" font-size=\"11\">%u lost</text>\n",
+				X(a) + 3, top + 12, s->gap_before);
+		}
+		/* Time axis under each panel. */
+		step = nice_step(tmax - tmin, 8);
+		for (t = ceil(tmin / step) * step; t <= tmax + step / 1e6;
+		     t += step) {
+			fprintf(f, "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n",
+				X(t), X(t), top + SVG_PANEL,
+				top + SVG_PANEL + 4);
+			fprintf(f, "<text x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#444\" font-size=\"11\">%g</text>\n",
+				X(t), top + SVG_PANEL + 16, t);
+		}
+		step = nice_step(ymax, 4);
+		fprintf(f, "</g>\n");
+#undef X
+#undef Y
+	}
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#444\">%s</text>\n",
+		SVG_LEFT + (SVG_W - SVG_LEFT - SVG_RIGHT) / 2, h - 14,
+		d->timed ? "seconds since the recording started" :
+			   "retired buffer (this recording has no times)");
+	fprintf(f, "</svg>\n");
+	if (fclose(f))
+		die(EXIT_ERROR, "writing %s: %s", path, strerror(errno));
+}
+
+int main(int argc, char **argv)
+{
+	static struct dump d;
+	struct options o;
+	unsigned int i;
+
+	parse_options(argc, argv, &o);
+	if (o.raw && mkdir(o.raw, 0777) && errno != EEXIST)
+		die(EXIT_ERROR, "cannot create %s: %s", o.raw, strerror(errno));
+	read_recording(&d, &o);
+	for (i = 0; i < MAX_XCC; i++)
+		if (d.xcc[i].raw && fclose(d.xcc[i].raw))
+			die(EXIT_ERROR, "writing %s/xcc%u.raw: %s", o.raw, i,
+			    strerror(errno));
+	if (!o.quiet)
+		print_summary(&d, &o);
+	if (o.csv)
+		write_csv(&d, o.csv);
+	if (o.svg)
+		write_svg(&d, o.svg, o.input);
+	free(d.shares);
+	return d.read_error ? EXIT_ERROR : EXIT_OK;
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * Decoding of a retired SPM destination buffer: its per-XCC shares and
+ * their headers (uAPI 1.0 and 1.1). No device involved.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "amdgpu_profiler.h"
+#include "amdgpu_spm_uapi.h"
+
+#define amdgpu_public __attribute__((visibility("default")))
+
+_Static_assert(AMDGPU_SPM_HEADER_SIZE == sizeof(struct amdgpu_spm_hdr),
+	       "AMDGPU_SPM_HEADER_SIZE is the share header's size");
+
+
+amdgpu_public
+uint32_t amdgpu_spm_share_size(uint32_t buf_size, uint32_t num_shares)
+{
+	uint32_t share;
+
+	if (!num_shares)
+		return 0;
+	share = buf_size / num_shares;
+	share -= share % AMDGPU_SPM_LINE_SIZE;
+	if (share < AMDGPU_SPM_HEADER_SIZE + AMDGPU_SPM_LINE_SIZE)
+		return 0;
+	return share;
+}
+
+amdgpu_public
+uint32_t amdgpu_spm_min_buf_size(uint32_t num_shares)
+{
+	return num_shares * (AMDGPU_SPM_HEADER_SIZE + AMDGPU_SPM_LINE_SIZE);
+}
+
+/* Interface 1.1 and later (same major) define the header's words 3-7. */
+static bool version_has_info(uint32_t version)
+{
+	return AMDGPU_PROFILER_VERSION_MAJOR(version) == 1 &&
+	       AMDGPU_PROFILER_VERSION_MINOR(version) >= 1;
+}
+
+static bool header_valid(const struct amdgpu_spm_hdr *h, uint32_t version,
+			 uint32_t share, uint32_t index, uint32_t num_shares)
+{
+	if (h->version != version ||
+	    AMDGPU_PROFILER_VERSION_MAJOR(version) != 1 ||
+	    h->bytes_copied > share - AMDGPU_SPM_HEADER_SIZE)
+		return false;
+	if (!version_has_info(version))
+		return !h->xcc_info && !h->seq && !h->start_ns_lo &&
+		       !h->start_ns_hi && !h->last_us;
+	/* Every buffer the kernel retires was installed: seq starts at 1. */
+	return AMDGPU_SPM_HDR_NUM_SHARES(h->xcc_info) == num_shares &&
+	       AMDGPU_SPM_HDR_SHARE(h->xcc_info) == index &&
+	       !AMDGPU_SPM_HDR_INFO_RESERVED(h->xcc_info) && h->seq;
+}
+
+amdgpu_public
+int amdgpu_spm_parse_shares(const void *buf, uint32_t buf_size,
+			    uint32_t num_shares, uint32_t version,
+			    struct amdgpu_spm_share *out)
+{
+	uint32_t share = amdgpu_spm_share_size(buf_size, num_shares);
+	const unsigned char *p = buf;
+	uint32_t i;
+
+	if (!buf || !share || num_shares > AMDGPU_SPM_MAX_XCC)
+		return -EINVAL;
+
+	for (i = 0; i < num_shares; i++) {
+		struct amdgpu_spm_hdr h;
+		struct amdgpu_spm_share *s;
+
+		/* The buffer is only 32-byte aligned: copy, do not cast. */
+		memcpy(&h, p + (size_t)i * share, sizeof(h));
+		if (!header_valid(&h, version, share, i, num_shares))
+			return -EINVAL;
+		if (!out)
+			continue;
+		s = &out[i];
+		memset(s, 0, sizeof(*s));
+		s->index = i;
+		s->xcc = i;
+		s->num_shares = num_shares;
+		s->offset = i * share;
+		s->data_offset = i * share + AMDGPU_SPM_HEADER_SIZE;
+		s->bytes = h.bytes_copied;
+		s->data_loss = h.has_data_loss != 0;
+		if (version_has_info(version)) {
+			s->has_info = true;
+			s->xcc = AMDGPU_SPM_HDR_XCC(h.xcc_info);
+			s->seq = h.seq;
+			s->start_ns = (uint64_t)h.start_ns_hi << 32 |
+				      h.start_ns_lo;
+			s->last_us = h.last_us;
+		}
+	}
+	return 0;
+}
+
+amdgpu_public
+int amdgpu_spm_infer_xcc_count(const void *buf, uint32_t buf_size,
+			       uint32_t version, uint32_t total_bytes,
+			       bool any_loss)
+{
+	struct amdgpu_spm_share shares[AMDGPU_SPM_MAX_XCC];
+	int found = 0;
+	uint32_t n, i;
+
+	if (!buf)
+		return 0;
+	if (version_has_info(version)) {
+		struct amdgpu_spm_hdr h;
+
+		if (buf_size < sizeof(h))
+			return 0;
+		memcpy(&h, buf, sizeof(h));
+		n = AMDGPU_SPM_HDR_NUM_SHARES(h.xcc_info);
+		if (amdgpu_spm_parse_shares(buf, buf_size, n, version, NULL))
+			return 0;
+		return (int)n;
+	}
+
+	for (n = 1; n <= AMDGPU_SPM_MAX_XCC; n++) {
+		uint64_t sum = 0;
+		bool loss = false;
+
+		if (amdgpu_spm_parse_shares(buf, buf_size, n, version, shares))
+			continue;
+		for (i = 0; i < n; i++) {
+			sum += shares[i].bytes;
+			loss |= shares[i].data_loss;
+		}
+		if (sum != total_bytes || loss != any_loss)
+			continue;
+		if (found)
+			return -1;
+		found = (int)n;
+	}
+	return found;
+}
+
+amdgpu_public
+void amdgpu_spm_clear_header_slots(void *buf, uint32_t buf_size)
+{
+	unsigned char *p = buf;
+	uint32_t n, i;
+
+	for (n = 1; n <= AMDGPU_SPM_MAX_XCC; n++) {
+		uint32_t share = amdgpu_spm_share_size(buf_size, n);
+
+		if (!share)
+			break;
+		for (i = 0; i < n; i++)
+			memset(p + (size_t)i * share, 0,
+			       AMDGPU_SPM_HEADER_SIZE);
+	}
+}
+
+amdgpu_public
+const char *amdgpu_spm_strerror(int err, enum amdgpu_spm_call call)
+{
+	if (err < 0)
+		err = -err;
+
+	switch (err) {
+	case EBUSY:
+		if (call == AMDGPU_SPM_CALL_ACQUIRE)
+			return "the SPM of this partition is in use: another process profiles it, or a graphics client reserved a VMID for SPM (AMDGPU_VM_OP_RESERVE_VMID)";
+		return "this file descriptor does not own the SPM";
+	case EPERM:
+		return "not allowed to profile: needs CAP_PERFMON (or CAP_SYS_ADMIN) unless the administrator relaxed the amdgpu.spm_paranoid module parameter (/sys/module/amdgpu/parameters/spm_paranoid); on GC 9.4.x amdgpu.spm_unsafe_vmid0 must be set too";
+	case EACCES:
+		if (call == AMDGPU_SPM_CALL_ACQUIRE)
+			return "SPM refused on this GPU by default: on GC 9.4.x the RLC writes SPM data through VMID 0, which the kernel allows only when the administrator sets the amdgpu.spm_unsafe_vmid0=1 module parameter (the privilege policy is amdgpu.spm_paranoid)";
+		return strerror(err);
+	case EOPNOTSUPP:
+		return "this device has no SPM support (or it is an SR-IOV virtual function)";
+	case EINVAL:
+		if (call == AMDGPU_SPM_CALL_VERSION)
+			return "the kernel has no DRM_AMDGPU_PROFILER interface (kernel without the profiler series, or not an amdgpu device)";
+		if (call == AMDGPU_SPM_CALL_ACQUIRE)
+			return "invalid request: on a partitioned device (e.g. MI300 in CPX mode) open a partition's render node, not the primary node";
+		if (call == AMDGPU_SPM_CALL_SETDESTBUFF)
+			return "invalid request: buffer misaligned, larger than 256 MiB, too small for a header and one 32-byte line per XCC, or the SPM is not acquired";
+		return "invalid request (is the SPM acquired?)";
+	case ENOTTY:
+		return "not a DRM device";
+	default:
+		return strerror(err);
+	}
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * The recording file of amdgpu-spm-record, read by amdgpu-spm-dump.
+ * README.md (FILES) documents the format; all fields little endian.
+ *
+ * A file is a header, then records. A share record describes one XCC's
+ * share of one retired destination buffer, empty or not, and carries its
+ * SPM data; the end record closes a complete recording.
+ */
+#ifndef SPM_FILE_H
+#define SPM_FILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the SPM recording format is little endian; this code reads and writes it natively"
+#endif
+
+#define SPM_FILE_MAGIC		"AMDSPM02"
+#define SPM_FILE_MAGIC_V1	"AMDSPM01"	/* read only */
+#define SPM_RECORD_MAGIC	0x524d5053u	/* "SPMR" */
+
+/* spm_file_header.flags */
+#define SPM_FILE_XCC_COUNT_GIVEN	(1u << 0)	/* by --xcc-count */
+
+struct spm_file_header {
+	char magic[8];
+	uint32_t header_size;		/* sizeof(struct spm_file_header) */
+	uint32_t record_size;		/* sizeof(struct spm_record) */
+	uint32_t version;		/* profiler interface, (major << 24) | minor */
+	uint32_t xcc_count;		/* shares per buffer; 0 if not known yet */
+	uint32_t buf_size;		/* bytes per destination buffer */
+	uint32_t num_buffers;		/* rotating destination buffers */
+	uint32_t timeout_ms;		/* SET_DEST_BUF wait */
+	uint32_t flags;			/* SPM_FILE_* */
+	uint64_t start_ns;		/* CLOCK_MONOTONIC at the start */
+	uint64_t start_realtime_ns;	/* CLOCK_REALTIME at the same time */
+	uint32_t reserved[2];
+};
+
+enum spm_record_type {
+	SPM_RECORD_SHARE = 1,
+	SPM_RECORD_END = 2,
+};
+
+/* spm_record.flags */
+#define SPM_RECORD_LOSS		(1u << 0)	/* this share lost data */
+#define SPM_RECORD_KERNEL_INFO	(1u << 1)	/* xcc, seq, times from the kernel (uAPI 1.1) */
+
+/*
+ * SPM_RECORD_SHARE: one share of one retired buffer, then @bytes of data.
+ * SPM_RECORD_END: @buffer = buffers retired in all, @seq = of those the
+ *	ones not written (retired before the XCC count was known),
+ *	@num_shares = XCC count (0: never known), @retired_ns = end time,
+ *	flags SPM_RECORD_LOSS = some buffer lost data; @bytes = 0.
+ */
+struct spm_record {
+	uint32_t magic;			/* SPM_RECORD_MAGIC */
+	uint16_t type;			/* enum spm_record_type */
+	uint16_t flags;			/* SPM_RECORD_* */
+	uint32_t buffer;		/* retired buffer number, from 0 */
+	uint32_t bytes;			/* data bytes that follow */
+	uint16_t xcc;			/* logical XCC id of the share */
+	uint8_t share;			/* index of the share in its buffer */
+	uint8_t num_shares;		/* shares in the buffer */
+	uint32_t seq;			/* kernel's per-XCC buffer number, 0 if not known */
+	uint64_t start_ns;		/* share started: kernel time, else when installed */
+	uint64_t last_ns;		/* last copy into the share; 0 if none or not known */
+	uint64_t installed_ns;		/* SET_DEST_BUF that installed the buffer returned */
+	uint64_t retired_ns;		/* SET_DEST_BUF that retired it returned */
+	uint32_t last_us;		/* kernel's last_us (uAPI 1.1) */
+	uint32_t reserved;
+};
+
+_Static_assert(sizeof(struct spm_file_header) == 64, "file header layout");
+_Static_assert(sizeof(struct spm_record) == 64, "record layout");
+
+int spm_file_write_header(FILE *f, const struct spm_file_header *h);
+int spm_file_write_record(FILE *f, const struct spm_record *r,
+			  const void *data);
+
+/*
+ * Reading. spm_file_read_header() accepts this format and the first one
+ * ("AMDSPM01", whose records it converts). spm_file_read_record() returns
+ * 1 with a record and its data in *data (grown as needed; free() it),
+ * 0 at a clean end of file, -EINVAL on a malformed or truncated record
+ * (with *what saying what), -EIO on a read error.
+ */
+struct spm_reader {
+	FILE *f;
+	int format;		/* 1 or 2 */
+	uint64_t offset;	/* of the next record */
+	uint32_t record_extra;	/* record header bytes this reader skips */
+	const char *what;	/* why the last read failed */
+};
+
+int spm_file_read_header(struct spm_reader *rd, FILE *f,
+			 struct spm_file_header *h);
+int spm_file_read_record(struct spm_reader *rd, struct spm_record *r,
+			 unsigned char **data, size_t *cap);
+
+#endif /* SPM_FILE_H */

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * Tests only: the fake profiler kernel (see fake_amdgpu.h). It follows the
+ * kernel-doc of struct drm_amdgpu_spm_args and amdgpu_spm.c: every check
+ * that the kernel makes before touching state, -EBUSY for a file that does
+ * not own the SPM, the wait before any state changes, the time left written
+ * back on success and on -EINTR, and the outputs left alone on error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include <drm/drm.h>
+
+#include "amdgpu_spm_uapi.h"
+#include "fake_amdgpu.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fake_amdgpu_config cfg;
+static struct fake_amdgpu_stats st = { .owner = -1 };
+
+/* The buffer the kernel is filling. */
+static uint64_t cur_addr;
+static uint32_t cur_size;
+static uint32_t cur_seq;
+static uint64_t cur_start_ns;
+static unsigned int waiting_calls;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void fake_amdgpu_reset(const struct fake_amdgpu_config *c)
+{
+	pthread_mutex_lock(&lock);
+	cfg = *c;
+	if (!cfg.num_xcc)
+		cfg.num_xcc = 1;
+	memset(&st, 0, sizeof(st));
+	st.owner = -1;
+	cur_addr = 0;
+	cur_size = 0;
+	cur_seq = 0;
+	waiting_calls = 0;
+	pthread_mutex_unlock(&lock);
+}
+
+const struct fake_amdgpu_stats *fake_amdgpu_stats(void)
+{
+	return &st;
+}
+
+void fake_amdgpu_set_bytes(uint32_t bytes)
+{
+	pthread_mutex_lock(&lock);
+	cfg.bytes = bytes;
+	pthread_mutex_unlock(&lock);
+}
+
+int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *c)
+{
+	char *copy = strdup(s ? s : ""), *tok, *save = NULL;
+	int ret = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->version = AMDGPU_PROFILER_VERSION(1, 1);
+	c->num_xcc = 1;
+	c->bytes = 4096;
+	c->fill_ms = 2;
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		unsigned long v;
+
+		if (!eq) {
+			ret = -EINVAL;
+			break;
+		}
+		*eq++ = '\0';
+		if (!strcmp(tok, "version")) {
+			unsigned int maj = 0, min = 0;
+
+			if (!strcmp(eq, "none"))
+				c->version = 0;
+			else if (sscanf(eq, "%u.%u", &maj, &min) == 2)
+				c->version = AMDGPU_PROFILER_VERSION(maj, min);
+			else
+				ret = -EINVAL;
+			continue;
+		}
+		if (!strcmp(tok, "acquire_err")) {
+			c->acquire_err = !strcmp(eq, "EPERM") ? EPERM :
+					 !strcmp(eq, "EBUSY") ? EBUSY :
+					 !strcmp(eq, "EOPNOTSUPP") ? EOPNOTSUPP :
+					 !strcmp(eq, "EACCES") ? EACCES :
+					 atoi(eq);
+			continue;
+		}
+		v = strtoul(eq, NULL, 0);
+		if (!strcmp(tok, "xcc"))
+			c->num_xcc = (unsigned int)v;
+		else if (!strcmp(tok, "first_xcc"))
+			c->first_xcc = (unsigned int)v;
+		else if (!strcmp(tok, "bytes"))
+			c->bytes = (uint32_t)v;
+		else if (!strcmp(tok, "fill_ms"))
+			c->fill_ms = (unsigned int)v;
+		else if (!strcmp(tok, "loss_seq"))
+			c->loss_seq = (uint32_t)v;
+		else if (!strcmp(tok, "gap_seq"))
+			c->gap_seq = (uint32_t)v;
+		else if (!strcmp(tok, "eintr_call"))
+			c->eintr_call = (unsigned int)v;
+		else if (!strcmp(tok, "stop_call"))
+			c->stop_call = (unsigned int)v;
+		else
+			ret = -EINVAL;
+	}
+	free(copy);
+	if (!c->num_xcc || c->num_xcc > 16)
+		ret = -EINVAL;
+	return ret;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Write the shares of the retired buffer; returns the summed bytes. */
+static uint32_t retire(uint32_t *loss_out)
+{
+	uint32_t share = (cur_size / cfg.num_xcc) & ~31u;
+	uint64_t now = now_ns();
+	uint32_t total = 0, loss = 0, i;
+
+	for (i = 0; i < cfg.num_xcc; i++) {
+		unsigned char *p = (unsigned char *)(uintptr_t)cur_addr +
+				   (size_t)i * share;
+		struct amdgpu_spm_hdr h;
+		/*
+		 * @cfg.bytes per @cfg.fill_ms, in proportion to the time the
+		 * buffer was current, with some variation over time and XCCs;
+		 * whole 32-byte lines.
+		 */
+		uint64_t elapsed_us = (now - cur_start_ns) / 1000;
+		uint64_t rate = (uint64_t)cfg.bytes / 4 * (2 + (cur_seq + i) % 4);
+		uint32_t bytes = cfg.fill_ms ?
+			(uint32_t)(rate * elapsed_us / (cfg.fill_ms * 1000ull)) :
+			(uint32_t)rate;
+		uint32_t b;
+
+		if (bytes > (1u << 28))
+			bytes = 1u << 28;
+		/* The counters were stopped (the SPM End() packet ran). */
+		if (cfg.stop_call && st.set_dest_buf >= cfg.stop_call)
+			bytes = 0;
+
+		bytes &= ~31u;
+		if (bytes > share - 32)
+			bytes = share - 32;
+		for (b = 0; b < bytes; b++)
+			p[32 + b] = (unsigned char)(cfg.first_xcc + i + b);
+		memset(&h, 0, sizeof(h));
+		h.version = cfg.version;
+		h.bytes_copied = bytes;
+		h.has_data_loss = cfg.loss_seq && cur_seq == cfg.loss_seq &&
+				  i == 0;
+		if (cfg.version >= AMDGPU_PROFILER_VERSION(1, 1)) {
+			uint64_t us = (now - cur_start_ns) / 1000;
+
+			h.xcc_info = AMDGPU_SPM_HDR_XCC_INFO(cfg.first_xcc + i,
+							     cfg.num_xcc, i);
+			h.seq = cur_seq;
+			h.start_ns_lo = (uint32_t)cur_start_ns;
+			h.start_ns_hi = (uint32_t)(cur_start_ns >> 32);
+			h.last_us = bytes ? (us > 0xffffffffu ? 0xffffffffu :
+					     (uint32_t)us) : 0;
+		}
+		memcpy(p, &h, sizeof(h));
+		total += bytes;
+		loss |= h.has_data_loss;
+	}
+	*loss_out = loss;
+	return total;
+}
+
+static int set_dest_buf(int fd, struct drm_amdgpu_spm_args *a)
+{
+	struct fake_amdgpu_call *c = NULL;
+	uint32_t timeout = a->timeout, bytes = 0, loss = 0;
+	int ret = 0;
+
+	if (st.ncalls < FAKE_AMDGPU_MAX_CALLS) {
+		c = &st.calls[st.ncalls++];
+		c->dest_buf = a->dest_buf;
+		c->buf_size = a->buf_size;
+		c->timeout_in = a->timeout;
+	}
+	st.set_dest_buf++;
+	if (st.owner < 0) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (st.owner != fd) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (a->dest_buf &&
+	    ((a->buf_size / cfg.num_xcc) & ~31u) < 64) {
+		ret = -EINVAL;
+		goto out;
+	}
+	/* Wait before changing anything, so a restart is idempotent. */
+	if (timeout && cur_addr) {
+		unsigned int ms = cfg.fill_ms < timeout ? cfg.fill_ms : timeout;
+
+		waiting_calls++;
+		if (cfg.eintr_call && waiting_calls == cfg.eintr_call) {
+			unsigned int half = ms / 2;
+
+			pthread_mutex_unlock(&lock);
+			sleep_ms(half);
+			pthread_mutex_lock(&lock);
+			a->timeout = timeout - half;
+			ret = -EINTR;
+			goto out;
+		}
+		pthread_mutex_unlock(&lock);
+		sleep_ms(ms);
+		pthread_mutex_lock(&lock);
+		timeout -= ms;
+	}
+	if (cur_addr)
+		bytes = retire(&loss);
+	cur_addr = a->dest_buf;
+	cur_size = a->buf_size;
+	if (cur_addr) {
+		cur_seq++;
+		if (cfg.gap_seq && cur_seq == cfg.gap_seq)
+			cur_seq++;
+		st.seq = cur_seq;
+		cur_start_ns = now_ns();
+	}
+	a->bytes_copied = bytes;
+	a->has_data_loss = loss;
+	a->timeout = timeout;
+out:
+	if (c) {
+		c->timeout_out = a->timeout;
+		c->ret = ret;
+	}
+	return ret;
+}
+
+static int spm(int fd, struct drm_amdgpu_spm_args *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(a->reserved) / sizeof(a->reserved[0]); i++)
+		if (a->reserved[i])
+			return -EINVAL;
+	/* The kernel series as it stands refuses non-zero outputs. */
+	if (a->bytes_copied || a->has_data_loss)
+		return -EINVAL;
+	switch (a->op) {
+	case AMDGPU_SPM_OP_ACQUIRE:
+	case AMDGPU_SPM_OP_RELEASE:
+		if (a->dest_buf || a->buf_size || a->timeout)
+			return -EINVAL;
+		break;
+	case AMDGPU_SPM_OP_SET_DEST_BUF:
+		if (!a->dest_buf != !a->buf_size || a->dest_buf % 32 ||
+		    a->buf_size > (256u << 20))
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	switch (a->op) {
+	case AMDGPU_SPM_OP_ACQUIRE:
+		st.acquire++;
+		if (cfg.acquire_err)
+			return -cfg.acquire_err;
+		if (st.owner >= 0)
+			return -EBUSY;
+		st.owner = fd;
+		cur_addr = 0;
+		cur_seq = 0;
+		return 0;
+	case AMDGPU_SPM_OP_RELEASE:
+		st.release++;
+		if (st.owner < 0)
+			return -EINVAL;
+		if (st.owner != fd)
+			return -EBUSY;
+		st.owner = -1;
+		cur_addr = 0;
+		return 0;
+	default:
+		return set_dest_buf(fd, a);
+	}
+}
+
+int fake_amdgpu_ioctl(int fd, unsigned long req, void *arg)
+{
+	int ret;
+
+	pthread_mutex_lock(&lock);
+	if (req == DRM_IOCTL_VERSION) {
+		struct drm_version *v = arg;
+		static const char name[] = "amdgpu";
+
+		st.version_ioctl++;
+		if (v->name && v->name_len)
+			memcpy(v->name, name, v->name_len < sizeof(name) ?
+			       v->name_len : sizeof(name));
+		v->name_len = sizeof(name) - 1;
+		v->date_len = 0;
+		v->desc_len = 0;
+		ret = 0;
+	} else if (req == DRM_IOCTL_AMDGPU_PROFILER) {
+		struct drm_amdgpu_profiler_args in, *a = arg;
+
+		/* drm_ioctl() copies the struct back even on error. */
+		memcpy(&in, a, sizeof(in));
+		if (a->pad) {
+			ret = -EINVAL;
+		} else if (!cfg.version) {
+			ret = -EINVAL;	/* an ioctl number the driver lacks */
+		} else if (a->op == AMDGPU_PROFILER_OP_GET_VER) {
+			st.get_ver++;
+			if (a->data.spm.dest_buf || a->data.spm.buf_size ||
+			    a->data.spm.op || a->data.spm.timeout) {
+				ret = -EINVAL;
+			} else {
+				a->data.version = cfg.version;
+				ret = 0;
+			}
+		} else if (a->op == AMDGPU_PROFILER_OP_SPM) {
+			struct drm_amdgpu_spm_args out = a->data.spm;
+
+			ret = spm(fd, &out);
+			if (!ret)
+				a->data.spm = out;
+			else
+				a->data.spm.timeout = out.timeout;
+		} else {
+			ret = -EINVAL;
+		}
+	} else {
+		ret = -ENOTTY;
+	}
+	pthread_mutex_unlock(&lock);
+	return ret;
+}
+
+void fake_amdgpu_close(int fd)
+{
+	pthread_mutex_lock(&lock);
+	if (st.owner == fd) {
+		st.owner = -1;
+		cur_addr = 0;
+	}
+	pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * Tests only: a model of DRM_IOCTL_AMDGPU_PROFILER as the kernel series
+ * implements it (input checks, ownership, the wait and its write-back of
+ * the time left, per-XCC shares with 1.0 or 1.1 headers), so the tools and
+ * the hsakmt provider can be exercised without a GPU. The hsakmt unit test
+ * calls it in-process; fake_amdgpu_preload.so puts it behind open() and
+ * ioctl() of a chosen render node path for whole programs.
+ */
+#ifndef FAKE_AMDGPU_H
+#define FAKE_AMDGPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct fake_amdgpu_config {
+	uint32_t version;	/* GET_VER answer; 0: no profiler (-EINVAL) */
+	unsigned int num_xcc;	/* shares per buffer */
+	unsigned int first_xcc;	/* logical XCC id of share 0 */
+	int acquire_err;	/* errno ACQUIRE fails with, 0 to succeed */
+	uint32_t bytes;		/* data bytes per share per buffer (varies) */
+	unsigned int fill_ms;	/* how long a buffer takes to fill */
+	uint32_t loss_seq;	/* the buffer with this seq loses data (XCC share 0) */
+	uint32_t gap_seq;	/* this seq is skipped, as if the buffer were lost */
+	unsigned int eintr_call;/* the n-th waiting SET_DEST_BUF is interrupted once */
+	unsigned int stop_call;	/* from the n-th SET_DEST_BUF on, no more data */
+};
+
+/* One SET_DEST_BUF as the fake kernel saw it. */
+struct fake_amdgpu_call {
+	uint64_t dest_buf;
+	uint32_t buf_size;
+	uint32_t timeout_in;
+	uint32_t timeout_out;
+	int ret;
+};
+
+#define FAKE_AMDGPU_MAX_CALLS	256
+
+struct fake_amdgpu_stats {
+	unsigned int get_ver, acquire, release, set_dest_buf, version_ioctl;
+	unsigned int ncalls;
+	struct fake_amdgpu_call calls[FAKE_AMDGPU_MAX_CALLS];
+	int owner;		/* fd owning the SPM, -1 none */
+	uint32_t seq;		/* seq of the buffer installed last */
+};
+
+void fake_amdgpu_reset(const struct fake_amdgpu_config *cfg);
+/* "version=1.1,xcc=2,first_xcc=0,bytes=4096,fill_ms=5,loss_seq=3,gap_seq=5,
+ *  eintr_call=2,stop_call=10,acquire_err=EPERM"; returns 0 or -EINVAL. */
+int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *cfg);
+/* Returns 0 or -errno, as the kernel would. */
+int fake_amdgpu_ioctl(int fd, unsigned long req, void *arg);
+/* The file @fd was closed: ends an acquisition it owns. */
+void fake_amdgpu_close(int fd);
+const struct fake_amdgpu_stats *fake_amdgpu_stats(void);
+/* From now on each share gets about @bytes per fill_ms (0: counters stopped). */
+void fake_amdgpu_set_bytes(uint32_t bytes);
+
+#endif /* FAKE_AMDGPU_H */
