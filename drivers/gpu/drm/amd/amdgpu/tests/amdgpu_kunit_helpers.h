@@ -9,12 +9,26 @@
 #include <linux/types.h>
 
 struct amdgpu_device;
+struct amdgpu_vm;
 struct drm_file;
+struct file;
 struct kunit;
 
 struct amdgpu_device *amdgpu_kunit_helper_alloc_device(struct kunit *test);
 struct drm_file *amdgpu_kunit_helper_alloc_file(struct kunit *test,
 						struct amdgpu_device *adev,
 						u32 xcp_id);
+
+void amdgpu_kunit_helper_init_vm(struct kunit *test,
+				 struct amdgpu_device *adev,
+				 struct amdgpu_vm *vm);
+void amdgpu_kunit_helper_use_files(struct kunit *test,
+				   struct amdgpu_device *adev);
+struct file *amdgpu_kunit_helper_open(struct kunit *test,
+				      struct amdgpu_device *adev, u32 xcp_id);
+void amdgpu_kunit_helper_close(struct kunit *test, struct file *file);
+struct drm_file *amdgpu_kunit_helper_drm_file(struct file *file);
+int amdgpu_kunit_helper_ioctl(struct kunit *test, struct file *file,
+			      unsigned int cmd, void *arg, size_t size);
 
 #endif

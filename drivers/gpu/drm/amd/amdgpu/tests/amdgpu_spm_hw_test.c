@@ -568,6 +568,18 @@ static void spm_hw_vmid_gate(struct kunit *test)
 		adev->xcp_mgr = xm;
 		p1 = amdgpu_kunit_helper_alloc_file(test, adev, 1);
 	}
+	/*
+	 * Nobody profiles. After a GPU reset the first job of every ring calls
+	 * update_spm_vmid (amdgpu_vmid_had_gpu_reset() in amdgpu_vm_flush());
+	 * an SDMA job must leave SPM_VMID of XCC 0 alone.
+	 */
+	ring.funcs = &sdma_ring_funcs;
+	ring.xcc_id = 0;
+	adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, 9);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+				    AMDGPU_SPM_VMID_NONE, "idle, sdma ring, xcc %u", i);
+
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, p1, AMDGPU_SPM_OP_ACQUIRE), 0);
 	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
