@@ -45,28 +45,27 @@ passed=$((passed + kp))
 failed=$((failed + kf))
 [ "$kf" = 0 ] || failures+=("FAIL kunit: $kf failed (see $BUILD/kunit.log, $BUILD/kunit.raw)")
 
-log "static checks"
-"$TOP/scripts/static.sh" > "$BUILD/static.log" 2>&1 || true
-cat "$BUILD/static.log"
-count "$BUILD/static.log"
-
-log "per-commit build"
-"$TOP/scripts/percommit.sh" > "$BUILD/percommit-result.log" 2>&1 || true
-cat "$BUILD/percommit-result.log"
-count "$BUILD/percommit-result.log"
-
+counted() { # counted <name> <log> <command...> : a stage of many checks
+	local name=$1 out=$2 rc; shift 2
+	log "$name"
+	set +e
+	"$@" > "$out" 2>&1
+	rc=$?
+	set -e
+	# A stage that stopped without saying which check failed still fails.
+	if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$out"; then
+		echo "FAIL $name (exit $rc: $(grep -v '^==' "$out" | tail -n 1))" >> "$out"
+	fi
+	case $name in documentation) tail -5 "$out" ;; *) cat "$out" ;; esac
+	count "$out"
+}
+counted "static checks" "$BUILD/static.log" "$TOP/scripts/static.sh"
+counted "per-commit build" "$BUILD/percommit-result.log" "$TOP/scripts/percommit.sh"
 if [ -x "$TOP/scripts/userspace.sh" ]; then
-	log "selftests, reference tool, IGT test"
-	"$TOP/scripts/userspace.sh" > "$BUILD/userspace.log" 2>&1 || true
-	cat "$BUILD/userspace.log"
-	count "$BUILD/userspace.log"
+	counted "selftests, reference tool, IGT test" "$BUILD/userspace.log" "$TOP/scripts/userspace.sh"
 fi
-
 if [ -x "$TOP/scripts/docs.sh" ]; then
-	log "documentation"
-	"$TOP/scripts/docs.sh" > "$BUILD/docs.log" 2>&1 || true
-	tail -5 "$BUILD/docs.log"
-	count "$BUILD/docs.log"
+	counted documentation "$BUILD/docs.log" "$TOP/scripts/docs.sh"
 fi
 
 if [ ${#failures[@]} -gt 0 ]; then
