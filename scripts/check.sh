@@ -5,6 +5,8 @@
 # selftests (which must skip without an amdgpu device), the reference tool
 # and its unit test, and the documentation. Prints every check's result and
 # a closing "N passed, N failed" line; exits non-zero on any failure.
+# As root it first installs what is missing (scripts/deps.sh); otherwise
+# each stage names the Debian packages it lacks in its FAIL line.
 . "$(dirname "$0")/common.sh"
 
 passed=0
@@ -19,21 +21,29 @@ count() { # count <log> : add the PASS/FAIL lines of a stage's output
 	while read -r l; do failures+=("$l"); done < <(grep '^FAIL ' "$1" || true)
 }
 stage() { # stage <name> <command...> : a stage that passes or fails as one
-	local name=$1; shift
+	local name=$1 rc why; shift
 	log "$name"
-	if "$@"; then echo "PASS $name"; passed=$((passed + 1));
-	else echo "FAIL $name"; failed=$((failed + 1)); failures+=("FAIL $name"); fi
+	set +e
+	"$@" | tee "$BUILD/stage.log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	# A FAIL line of its own (a missing package) says why.
+	why=$(sed -n 's/^FAIL //p' "$BUILD/stage.log" | head -n 1)
+	if [ "$rc" = 0 ]; then echo "PASS $name"; passed=$((passed + 1));
+	else echo "FAIL $name"; failed=$((failed + 1)); failures+=("FAIL $name${why:+ ($why)}"); fi
 }
 mkdir -p "$BUILD"
+"$TOP/scripts/deps.sh" check
 
 stage "series applies" "$TOP/scripts/series.sh"
 stage "format-patch" "$TOP/scripts/format-patch.sh"
 
 log "kunit (amdgpu suites in QEMU with KASAN and lockdep)"
 set +e
-"$TOP/scripts/kunit.sh"
-krc=$?
+"$TOP/scripts/kunit.sh" | tee "$BUILD/stage.log"
+krc=${PIPESTATUS[0]}
 set -e
+kwhy=$(grep '^FAIL ' "$BUILD/stage.log" | head -n 1 || true)
 if [ -f "$BUILD/kunit.result" ]; then
 	read -r kp kf ks < "$BUILD/kunit.result"
 else
@@ -43,7 +53,8 @@ fi
 if [ "$krc" != 0 ] && [ "$kf" = 0 ]; then kf=1; fi
 passed=$((passed + kp))
 failed=$((failed + kf))
-[ "$kf" = 0 ] || failures+=("FAIL kunit: $kf failed (see $BUILD/kunit.log, $BUILD/kunit.raw)")
+if [ -n "$kwhy" ]; then failures+=("$kwhy")
+elif [ "$kf" != 0 ]; then failures+=("FAIL kunit: $kf failed (see $BUILD/kunit.log, $BUILD/kunit.raw)"); fi
 
 counted() { # counted <name> <log> <command...> : a stage of many checks
 	local name=$1 out=$2 rc; shift 2

@@ -3,5 +3,6 @@
 # Build the KUnit test kernel (the same one scripts/kunit.sh runs) without
 # running it.
 . "$(dirname "$0")/common.sh"
+require "test kernel build" "${PKGS_KERNEL[@]}" || exit 1
 cd "$KTREE"
 locked python3 tools/testing/kunit/kunit.py build "${KUNIT_OPTS[@]}"

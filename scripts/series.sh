@@ -6,6 +6,7 @@
 . "$(dirname "$0")/common.sh"
 
 "$TOP/scripts/base.sh"
+require "series applies" git || exit 1
 cd "$KTREE"
 git checkout -q -f -B series base
 # Tag each commit so refresh-patch.sh and the per-commit checks can find it.

@@ -6,6 +6,7 @@
 # the files it adds and on the uAPI header, checkpatch --strict on every
 # patch of the generated series, and the uAPI header self-test.
 . "$(dirname "$0")/common.sh"
+require "static checks" "${PKGS_KERNEL[@]}" "${PKGS_STATIC[@]}" || exit 1
 cd "$KTREE"
 [ -f .kunit/.config ] || die "no test kernel config: run scripts/kunit.sh first"
 mkdir -p "$BUILD/static"
