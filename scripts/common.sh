@@ -64,7 +64,26 @@ require() {
 	return 1
 }
 
-if command -v ccache >/dev/null 2>&1; then KCC="ccache gcc"; else KCC=gcc; fi
+# The test kernel's compiler, chosen once per build directory and recorded
+# in $BUILD/kcc: installing or removing ccache later must not change CC,
+# which would rebuild the whole kernel. KCC=... sets (and records) another.
+# scripts/deps.sh, which may install ccache, chooses nothing (NO_KCC=1).
+mkdir -p "$BUILD"
+if [ -n "${NO_KCC:-}" ]; then
+	KCC=${KCC:-gcc}
+elif [ -n "${KCC:-}" ]; then
+	:
+elif [ -s "$BUILD/kcc" ]; then
+	KCC=$(cat "$BUILD/kcc")
+	case $KCC in ccache\ *)
+		command -v ccache >/dev/null 2>&1 || { KCC=${KCC#ccache }; log "ccache is gone: building with $KCC (a full rebuild)"; } ;;
+	esac
+elif command -v ccache >/dev/null 2>&1; then
+	KCC="ccache gcc"
+else
+	KCC=gcc
+fi
+[ -n "${NO_KCC:-}" ] || [ "$(cat "$BUILD/kcc" 2>/dev/null)" = "$KCC" ] || echo "$KCC" > "$BUILD/kcc"
 
 # The options every kunit.py build and run of the test kernel shares: the
 # same config and build directory, so that builds stay incremental.

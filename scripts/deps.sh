@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Install the Debian packages the build and the checks need, before
 # anything is built: `make` and `make check` run this first, so that both
-# see the same tools (above all the same compiler).
+# see the same tools (above all the same compiler, see $BUILD/kcc).
 #
 #   scripts/deps.sh        as root: install every package make and make
 #                          check need (the lists in common.sh) that is
@@ -11,6 +11,7 @@
 #   scripts/deps.sh check  the same, but never fails: each stage of make
 #                          check names the packages it lacks itself.
 # DEPS=0 skips it (a machine set up some other way).
+NO_KCC=1 # the compiler is chosen after the install, by the first build
 . "$(dirname "$0")/common.sh"
 [ "${DEPS:-1}" != 0 ] || exit 0
 mode=${1:-make}

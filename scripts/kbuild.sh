@@ -5,4 +5,5 @@
 . "$(dirname "$0")/common.sh"
 require "test kernel build" "${PKGS_KERNEL[@]}" || exit 1
 cd "$KTREE"
+log "building the test kernel with CC=$KCC (recorded in $BUILD/kcc)"
 locked python3 tools/testing/kunit/kunit.py build "${KUNIT_OPTS[@]}"
