@@ -27,10 +27,17 @@ else
 	tar -C "$BUILD" -xJf "$tarball"
 	mv "$BUILD/linux-source-6.12" "$KTREE"
 	ver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown)
-	# Debian's .gitignore ignores the whole top level: add with -f.
+	# Debian's .gitignore ignores the whole top level: add with -f. The
+	# import's identity and date are fixed (the date is the tarball's,
+	# which the package sets), so that the same package version gives the
+	# same commit, and the series' base-commit, on every machine.
 	git -C "$KTREE" init -q -b base
 	git -C "$KTREE" add -f .
-	git "${GIT_ID[@]}" -C "$KTREE" commit -q -m "Debian linux-source-6.12 $ver"
+	date="@$(stat -c %Y "$tarball") +0000"
+	GIT_AUTHOR_NAME="Debian linux-source-6.12" GIT_AUTHOR_EMAIL="" \
+	GIT_COMMITTER_NAME="Debian linux-source-6.12" GIT_COMMITTER_EMAIL="" \
+	GIT_AUTHOR_DATE="$date" GIT_COMMITTER_DATE="$date" \
+		git -C "$KTREE" commit -q -m "Debian linux-source-6.12 $ver"
 fi
 git -C "$KTREE" config core.autocrlf false
 log "base: $(git -C "$KTREE" log -1 --format='%h %s' base)"
