@@ -83,6 +83,7 @@ if [ ${#failures[@]} -gt 0 ]; then
 	echo "Failures:"
 	printf '  %s\n' "${failures[@]}"
 fi
+sender_warning
 echo "kunit test cases: $kp pass, $kf fail, $ks skip"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -11,7 +11,6 @@ KOUT=$KTREE/.kunit
 OUT=$BUILD/out
 LOCK=${LOCK:-/tmp/amdgpu-series-build.lock}
 JOBS=${JOBS:-$(nproc)}
-GIT_ID=(-c user.name="${GIT_AUTHOR_NAME:-amdgpu profiler series}" -c user.email="${GIT_AUTHOR_EMAIL:-amdgpu-profiler@example.org}")
 export CCACHE_DIR=${CCACHE_DIR:-${HOME:-/root}/.cache/ccache}
 
 # The Debian packages each stage needs, in one place: scripts/deps.sh
@@ -84,6 +83,48 @@ else
 	KCC=gcc
 fi
 [ -n "${NO_KCC:-}" ] || [ "$(cat "$BUILD/kcc" 2>/dev/null)" = "$KCC" ] || echo "$KCC" > "$BUILD/kcc"
+
+# The sender: author, committer and Signed-off-by of every commit of the
+# generated series, from GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL or else git
+# config user.name / user.email. Without one, a placeholder that lets the
+# series be built and tested but not mailed.
+PLACEHOLDER_NAME="No Identity Set"
+PLACEHOLDER_EMAIL="not-mailable@example.invalid"
+SENDER_NAME=${GIT_AUTHOR_NAME:-$(git -C "$TOP" config user.name 2>/dev/null || true)}
+SENDER_EMAIL=${GIT_AUTHOR_EMAIL:-$(git -C "$TOP" config user.email 2>/dev/null || true)}
+if [ -z "$SENDER_NAME" ] || [ -z "$SENDER_EMAIL" ]; then
+	SENDER_NAME=$PLACEHOLDER_NAME
+	SENDER_EMAIL=$PLACEHOLDER_EMAIL
+fi
+# Used for every commit of the series: the committer is the sender too, so
+# that "git commit -s" signs off as the author.
+sender_env() {
+	SENDER_ENV=(GIT_AUTHOR_NAME="$SENDER_NAME" GIT_AUTHOR_EMAIL="$SENDER_EMAIL"
+		GIT_COMMITTER_NAME="$SENDER_NAME" GIT_COMMITTER_EMAIL="$SENDER_EMAIL")
+}
+sender_env
+# The name as git writes it (git drops leading and trailing "." "," etc.).
+if ident=$(env "${SENDER_ENV[@]}" git var GIT_AUTHOR_IDENT 2>/dev/null); then
+	SENDER_NAME=${ident% <*}
+	sender_env
+fi
+
+# Addresses no mail reaches (RFC 2606 / RFC 6761 names).
+RESERVED_MAIL='[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+\.)*(example\.(org|com|net)|example|invalid|test|localhost|local)\b'
+
+# sender_warning: the reasons the series is not mailable as it is, one
+# line each (nothing when it is).
+sender_warning() {
+	if [ "$SENDER_EMAIL" = "$PLACEHOLDER_EMAIL" ]; then
+		echo "WARNING: no git identity: the series is authored and signed off by the placeholder"
+		echo "WARNING: '$SENDER_NAME <$SENDER_EMAIL>' and is NOT MAILABLE. Set yours with"
+		echo "WARNING: git config --global user.name 'Your Name'; git config --global user.email you@your.domain"
+		echo "WARNING: (or GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL) and run make again."
+	elif echo "$SENDER_EMAIL" | grep -Eq "^$RESERVED_MAIL\$"; then
+		echo "WARNING: the git identity's address $SENDER_EMAIL is at a reserved domain that"
+		echo "WARNING: receives no mail: the series is NOT MAILABLE under it."
+	fi
+}
 
 # The options every kunit.py build and run of the test kernel shares: the
 # same config and build directory, so that builds stay incremental.

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # (Re)build branch "series" of $BUILD/linux: one commit per entry of
-# series/series, on top of branch "base". Files whose content is the same as
+# series/series, on top of branch "base", authored and signed off by the
+# sender's git identity (see common.sh). Files whose content is the same as
 # before the run keep their timestamps, so the kernel build stays
 # incremental.
 . "$(dirname "$0")/common.sh"
@@ -41,7 +42,7 @@ for d in $(series_dirs); do
 		git apply --index --whitespace=error-all "$p" ||
 			die "series/$d/$(basename "$p") does not apply"
 	done
-	git "${GIT_ID[@]}" commit -q --allow-empty -s -F "$dir/message"
+	env "${SENDER_ENV[@]}" git commit -q --allow-empty -s -F "$dir/message"
 	git tag "s/$d"
 	n=$((n + 1))
 done
@@ -50,4 +51,5 @@ done
 	if [ -f "$f" ] && cmp -s "$keep/$f" "$f"; then touch -r "$keep/$f" "$f"; fi
 done
 rm -rf "$keep"
-log "series: $n commits on $(git log -1 --format=%h base)"
+log "series: $n commits on $(git log -1 --format=%h base), from $SENDER_NAME <$SENDER_EMAIL>"
+sender_warning >&2
