@@ -32,6 +32,7 @@ else
 	# which the package sets), so that the same package version gives the
 	# same commit, and the series' base-commit, on every machine.
 	git -C "$KTREE" init -q -b base
+	git -C "$KTREE" config gc.auto 0 # see below
 	git -C "$KTREE" add -f .
 	date="@$(stat -c %Y "$tarball") +0000"
 	GIT_AUTHOR_NAME="Debian linux-source-6.12" GIT_AUTHOR_EMAIL="" \
@@ -40,4 +41,8 @@ else
 		git -C "$KTREE" commit -q -m "Debian linux-source-6.12 $ver"
 fi
 git -C "$KTREE" config core.autocrlf false
+# The import leaves some 90000 loose objects, so the next commits would
+# start "git gc --auto" in the background: minutes of repacking that
+# compete with the kernel build. This tree is a throwaway build area.
+git -C "$KTREE" config gc.auto 0
 log "base: $(git -C "$KTREE" log -1 --format='%h %s' base)"
