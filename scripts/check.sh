@@ -33,7 +33,8 @@ stage() { # stage <name> <command...> : a stage that passes or fails as one
 	else echo "FAIL $name"; failed=$((failed + 1)); failures+=("FAIL $name${why:+ ($why)}"); fi
 }
 mkdir -p "$BUILD"
-"$TOP/scripts/deps.sh" check
+# Should apt fail (no network), go on: each stage names what it lacks.
+"$TOP/scripts/deps.sh" check || log "the package step failed; the stages below name what is missing"
 
 stage "series applies" "$TOP/scripts/series.sh"
 stage "format-patch" "$TOP/scripts/format-patch.sh"

@@ -8,8 +8,8 @@
 #                          check need (the lists in common.sh) that is
 #                          missing. Otherwise: fail naming what `make`
 #                          lacks, and list what `make check` will lack.
-#   scripts/deps.sh check  the same, but never fails: each stage of make
-#                          check names the packages it lacks itself.
+#   scripts/deps.sh check  the same, but without root it does not fail:
+#                          each stage of make check names what it lacks.
 # DEPS=0 skips it (a machine set up some other way).
 NO_KCC=1 # the compiler is chosen after the install, by the first build
 . "$(dirname "$0")/common.sh"
