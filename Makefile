@@ -4,23 +4,29 @@
 #
 #   make                 base tree + series + test kernel + mailable series
 #   make check           every test and check; ends with "N passed, N failed"
+# Both first install (as root) the Debian packages they need: make deps.
 #
 # Variables: KSRC=<kernel git tree> to build on your own tree instead of
 # Debian's linux-source-6.12; BUILD=<dir> for a private work area (default
-# build/); JOBS=<n>.
+# build/); JOBS=<n>; DEPS=0 to skip the package step.
 
 export KSRC BUILD JOBS
 
-.PHONY: all base series kernel out check kunit static percommit apply \
+.PHONY: all deps base series kernel out check kunit static percommit apply \
 	userspace docs bench clean distclean help
 
 all: series kernel out
 	@echo "Series: $(or $(BUILD),build)/out/  Test kernel: $(or $(BUILD),build)/linux/.kunit/"
 
-base:
+# Every Debian package make and make check need, installed before anything
+# is built, so that both build with the same compiler (see scripts/deps.sh).
+deps:
+	scripts/deps.sh
+
+base: deps
 	scripts/base.sh
 
-series:
+series: deps
 	scripts/series.sh
 
 kernel: series
@@ -58,7 +64,7 @@ apply:
 		sed "s|^|$$PWD/|" | xargs git -C "$(KSRC)" am --3way
 
 help:
-	@sed -n '3,12p' Makefile
+	@sed -n '3,13p' Makefile
 
 clean:
 	rm -rf $(or $(BUILD),build)/out $(or $(BUILD),build)/percommit

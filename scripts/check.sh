@@ -5,6 +5,8 @@
 # selftests (which must skip without an amdgpu device), the reference tool
 # and its unit test, and the documentation. Prints every check's result and
 # a closing "N passed, N failed" line; exits non-zero on any failure.
+# As root it first installs what is missing (scripts/deps.sh); otherwise
+# each stage names the Debian packages it lacks in its FAIL line.
 . "$(dirname "$0")/common.sh"
 
 passed=0
@@ -19,21 +21,30 @@ count() { # count <log> : add the PASS/FAIL lines of a stage's output
 	while read -r l; do failures+=("$l"); done < <(grep '^FAIL ' "$1" || true)
 }
 stage() { # stage <name> <command...> : a stage that passes or fails as one
-	local name=$1; shift
+	local name=$1 rc why; shift
 	log "$name"
-	if "$@"; then echo "PASS $name"; passed=$((passed + 1));
-	else echo "FAIL $name"; failed=$((failed + 1)); failures+=("FAIL $name"); fi
+	set +e
+	"$@" | tee "$BUILD/stage.log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	# A FAIL line of its own (a missing package) says why.
+	why=$(sed -n 's/^FAIL //p' "$BUILD/stage.log" | head -n 1)
+	if [ "$rc" = 0 ]; then echo "PASS $name"; passed=$((passed + 1));
+	else echo "FAIL $name"; failed=$((failed + 1)); failures+=("FAIL $name${why:+ ($why)}"); fi
 }
 mkdir -p "$BUILD"
+# Should apt fail (no network), go on: each stage names what it lacks.
+"$TOP/scripts/deps.sh" check || log "the package step failed; the stages below name what is missing"
 
 stage "series applies" "$TOP/scripts/series.sh"
 stage "format-patch" "$TOP/scripts/format-patch.sh"
 
 log "kunit (amdgpu suites in QEMU with KASAN and lockdep)"
 set +e
-"$TOP/scripts/kunit.sh"
-krc=$?
+"$TOP/scripts/kunit.sh" | tee "$BUILD/stage.log"
+krc=${PIPESTATUS[0]}
 set -e
+kwhy=$(grep '^FAIL ' "$BUILD/stage.log" | head -n 1 || true)
 if [ -f "$BUILD/kunit.result" ]; then
 	read -r kp kf ks < "$BUILD/kunit.result"
 else
@@ -43,36 +54,37 @@ fi
 if [ "$krc" != 0 ] && [ "$kf" = 0 ]; then kf=1; fi
 passed=$((passed + kp))
 failed=$((failed + kf))
-[ "$kf" = 0 ] || failures+=("FAIL kunit: $kf failed (see $BUILD/kunit.log, $BUILD/kunit.raw)")
+if [ -n "$kwhy" ]; then failures+=("$kwhy")
+elif [ "$kf" != 0 ]; then failures+=("FAIL kunit: $kf failed (see $BUILD/kunit.log, $BUILD/kunit.raw)"); fi
 
-log "static checks"
-"$TOP/scripts/static.sh" > "$BUILD/static.log" 2>&1 || true
-cat "$BUILD/static.log"
-count "$BUILD/static.log"
-
-log "per-commit build"
-"$TOP/scripts/percommit.sh" > "$BUILD/percommit-result.log" 2>&1 || true
-cat "$BUILD/percommit-result.log"
-count "$BUILD/percommit-result.log"
-
+counted() { # counted <name> <log> <command...> : a stage of many checks
+	local name=$1 out=$2 rc; shift 2
+	log "$name"
+	set +e
+	"$@" > "$out" 2>&1
+	rc=$?
+	set -e
+	# A stage that stopped without saying which check failed still fails.
+	if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$out"; then
+		echo "FAIL $name (exit $rc: $(grep -v '^==' "$out" | tail -n 1))" >> "$out"
+	fi
+	case $name in documentation) tail -5 "$out" ;; *) cat "$out" ;; esac
+	count "$out"
+}
+counted "static checks" "$BUILD/static.log" "$TOP/scripts/static.sh"
+counted "per-commit build" "$BUILD/percommit-result.log" "$TOP/scripts/percommit.sh"
 if [ -x "$TOP/scripts/userspace.sh" ]; then
-	log "selftests, reference tool, IGT test"
-	"$TOP/scripts/userspace.sh" > "$BUILD/userspace.log" 2>&1 || true
-	cat "$BUILD/userspace.log"
-	count "$BUILD/userspace.log"
+	counted "selftests, reference tool, IGT test" "$BUILD/userspace.log" "$TOP/scripts/userspace.sh"
 fi
-
 if [ -x "$TOP/scripts/docs.sh" ]; then
-	log "documentation"
-	"$TOP/scripts/docs.sh" > "$BUILD/docs.log" 2>&1 || true
-	tail -5 "$BUILD/docs.log"
-	count "$BUILD/docs.log"
+	counted documentation "$BUILD/docs.log" "$TOP/scripts/docs.sh"
 fi
 
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "Failures:"
 	printf '  %s\n' "${failures[@]}"
 fi
+sender_warning
 echo "kunit test cases: $kp pass, $kf fail, $ks skip"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -3,8 +3,9 @@
 # Build Documentation/gpu/amdgpu with the kernel's Sphinx build and fail on
 # any warning that points at a file the series adds or a line it adds.
 . "$(dirname "$0")/common.sh"
+require docs "${PKGS_DOCS[@]}" || exit 1
 cd "$KTREE"
-command -v sphinx-build >/dev/null || { echo "FAIL docs: sphinx-build missing (apt-get install python3-sphinx python3-sphinx-rtd-theme)"; exit 1; }
+command -v sphinx-build >/dev/null || { echo "FAIL docs: sphinx-build missing (apt-get install python3-sphinx)"; exit 1; }
 mkdir -p "$BUILD/docs"
 set +e
 locked make -s O="$BUILD/docs" SPHINXDIRS=gpu/amdgpu SPHINXOPTS=-q htmldocs > "$BUILD/docs/build.log" 2>&1

@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: MIT
 # Write the mailable series (git format-patch --cover-letter) of branch
 # "series" to $BUILD/out, with the cover letter from series/cover-letter
-# (first line: subject; the rest: body).
+# (first line: subject; the rest: body). From: and Signed-off-by: are the
+# sender's (see common.sh); says so loudly when the series is not mailable
+# under them, and fails when any other address in the mails is one that
+# receives no mail.
 . "$(dirname "$0")/common.sh"
 cd "$KTREE"
 rm -rf "$OUT"
-git format-patch -q --cover-letter --base=base --subject-prefix="${PREFIX:-PATCH}" \
+env "${SENDER_ENV[@]}" git format-patch -q --cover-letter --base=base --subject-prefix="${PREFIX:-PATCH}" \
 	-o "$OUT" base..series
 cover=$OUT/0000-cover-letter.patch
 python3 - "$cover" "$TOP/series/cover-letter" <<'PY'
@@ -19,3 +22,30 @@ c = c.replace("*** SUBJECT HERE ***", subject).replace("*** BLURB HERE ***", bod
 open(cover, "w").write(c)
 PY
 log "series written to $OUT ($(ls "$OUT" | wc -l) files)"
+
+# Every mail must come from the sender and carry the sender's sign-off.
+bad=0
+python3 - "$SENDER_NAME" "$SENDER_EMAIL" "$OUT"/0*.patch <<'PY' || bad=1
+import email, email.policy, os, sys
+name, addr, bad = sys.argv[1], sys.argv[2], 0
+for p in sys.argv[3:]:
+    msg = email.message_from_binary_file(open(p, "rb"), policy=email.policy.default)
+    frm = msg["From"]
+    if [a.addr_spec for a in frm.addresses] != [addr]:
+        print(f"{os.path.basename(p)}: From: {frm}, not <{addr}>")
+        bad = 1
+    body = msg.get_content()
+    sob = f"Signed-off-by: {name} <{addr}>"
+    if not p.endswith("0000-cover-letter.patch") and sob not in body.splitlines():
+        print(f"{os.path.basename(p)}: no {sob}")
+        bad = 1
+sys.exit(bad)
+PY
+# No address that receives no mail, apart from the sender's own (warned
+# about below): placeholders in MAINTAINERS, Cc:, Reported-by:, docs.
+grep -HnoE "$RESERVED_MAIL" "$OUT"/0*.patch |
+	awk -F: -v me="$SENDER_EMAIL" '$3 != me { sub(/^.*\//, ""); print "placeholder address: " $0 }' |
+	grep . && bad=1
+echo "$(ls "$OUT"/0*.patch | wc -l) mails in $OUT, from $SENDER_NAME <$SENDER_EMAIL>"
+sender_warning
+exit $bad

@@ -6,6 +6,8 @@
 # Writes $BUILD/kunit.log and $BUILD/kunit.result ("passed failed skipped").
 . "$(dirname "$0")/common.sh"
 
+rm -f "$BUILD/kunit.result"
+require kunit "${PKGS_KERNEL[@]}" "${PKGS_KUNIT[@]}" || exit 1
 cd "$KTREE"
 # hugepages=4: the SPM suite pins a hugetlb destination buffer.
 qemu_args="-smp 2 -m 2048"
@@ -18,7 +20,6 @@ if [ -w /dev/kvm ] && [ "${KUNIT_KVM:-0}" = 1 ]; then
 	[ $? = 124 ] && qemu_args="$qemu_args -enable-kvm"
 	set -e
 fi
-rm -f "$BUILD/kunit.result"
 set +e
 locked python3 tools/testing/kunit/kunit.py run "${KUNIT_OPTS[@]}" \
 	--qemu_args="$qemu_args" --timeout="${KUNIT_TIMEOUT:-1800}" \

@@ -5,6 +5,7 @@
 # of the series that includes a header the commit touches. Runs in a
 # separate work tree so the main tree's build stays warm.
 . "$(dirname "$0")/common.sh"
+require "per-commit build" "${PKGS_KERNEL[@]}" || exit 1
 [ -f "$KOUT/.config" ] || die "no test kernel config: run scripts/kunit.sh first"
 wt=$BUILD/percommit
 if [ ! -d "$wt" ]; then

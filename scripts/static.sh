@@ -4,8 +4,10 @@
 # "FAIL <what>": W=1 and sparse (C=2) on every object the series adds or
 # touches (diagnostics on lines the series added count), kernel-doc -Wall on
 # the files it adds and on the uAPI header, checkpatch --strict on every
-# patch of the generated series, and the uAPI header self-test.
+# patch of the generated series, that MAINTAINERS covers the files the
+# series adds, and the uAPI header self-test.
 . "$(dirname "$0")/common.sh"
+require "static checks" "${PKGS_KERNEL[@]}" "${PKGS_STATIC[@]}" || exit 1
 cd "$KTREE"
 [ -f .kunit/.config ] || die "no test kernel config: run scripts/kunit.sh first"
 mkdir -p "$BUILD/static"
@@ -62,11 +64,13 @@ for f in "${docfiles[@]}"; do
 done
 
 # checkpatch --strict on the mailable series. FILE_PATH_CHANGES ("does
-# MAINTAINERS need updating?") is ignored: the series adds its MAINTAINERS
-# entry in a commit of its own. CAMELCASE is ignored: the register names
-# (regRLC_SPM_*, mmRLC_SPM_*) come from the generated asic_reg headers,
-# which checkpatch does not index. /usr/bin first: spdxcheck.py needs the
-# python3-ply and python3-git of the distribution's Python.
+# MAINTAINERS need updating?") is ignored: the series adds its new paths to
+# amdgpu's MAINTAINERS entry in a commit of its own, and the MAINTAINERS
+# check below tests that every new file is covered. CAMELCASE is ignored:
+# the register names (regRLC_SPM_*, mmRLC_SPM_*) come from the generated
+# asic_reg headers, which checkpatch does not index. /usr/bin first:
+# spdxcheck.py needs the python3-ply and python3-git of the distribution's
+# Python.
 [ -d "$OUT" ] || die "no $OUT: run scripts/format-patch.sh first"
 for p in "$OUT"/0*.patch; do
 	case $p in */0000-cover-letter.patch) continue ;; esac
@@ -75,6 +79,18 @@ for p in "$OUT"/0*.patch; do
 	[ -z "$out" ] || echo "$out"
 	result "$([ -z "$out" ] && echo 0 || echo 1)" "checkpatch $(basename "$p")"
 done
+
+# MAINTAINERS: every file the series adds belongs to an existing amdgpu
+# entry (whose list is amd-gfx), so that patches to it reach amdgpu's
+# maintainers.
+mapfile -t added < <(git diff --name-only --diff-filter=A base series)
+uncovered=()
+for f in "${added[@]}"; do
+	scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats -f "$f" 2>/dev/null |
+		grep -q 'amd-gfx@lists\.freedesktop\.org' || uncovered+=("$f")
+done
+[ ${#uncovered[@]} = 0 ] || printf 'not in an amdgpu MAINTAINERS entry: %s\n' "${uncovered[@]}"
+result "${#uncovered[@]}" "MAINTAINERS covers the ${#added[@]} files the series adds"
 
 # The kernel's uAPI header self-test compiles amdgpu_drm.h on its own.
 rm -f .kunit/usr/include/drm/amdgpu_drm.hdrtest
