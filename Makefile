@@ -13,7 +13,7 @@
 export KSRC BUILD JOBS
 
 .PHONY: all deps base series kernel out check kunit static percommit apply \
-	userspace docs bench clean distclean help
+	userspace docs bench mutate clean distclean help
 
 all: series kernel out
 	@echo "Series: $(or $(BUILD),build)/out/  Test kernel: $(or $(BUILD),build)/linux/.kunit/"
@@ -55,6 +55,11 @@ docs: series
 
 bench: series
 	scripts/bench.sh
+
+# Every mutant of scripts/mutants/ against the KUnit case it names (slow:
+# one kernel build and boot each).
+mutate: series
+	scripts/mutate.sh $(MUTANTS)
 
 # Apply the mailable series to your own kernel tree with git am.
 apply:

@@ -72,6 +72,8 @@ counted() { # counted <name> <log> <command...> : a stage of many checks
 	count "$out"
 }
 counted "static checks" "$BUILD/static.log" "$TOP/scripts/static.sh"
+# The quick half of the mutation check; make mutate runs the mutants.
+counted "mutants" "$BUILD/mutants.log" python3 "$TOP/scripts/mutants-check.py" "$TOP" "$KTREE"
 counted "per-commit build" "$BUILD/percommit-result.log" "$TOP/scripts/percommit.sh"
 if [ -x "$TOP/scripts/userspace.sh" ]; then
 	counted "selftests, reference tool, IGT test" "$BUILD/userspace.log" "$TOP/scripts/userspace.sh"

@@ -23,6 +23,15 @@ result $? "uAPI headers_install"
 grep -q DRM_IOCTL_AMDGPU_PROFILER "$hdr/usr/include/drm/amdgpu_drm.h" 2>/dev/null
 result $? "installed amdgpu_drm.h carries the profiler uAPI"
 
+# The SPM drain core of the series as a native program: its tests under
+# ASan and UBSan (tools/testing/amdgpu_spm, part of the series).
+make -s -C "$KTREE/tools/testing/amdgpu_spm" clean > /dev/null 2>&1
+make -s -C "$KTREE/tools/testing/amdgpu_spm" UAPI_INCLUDE="$hdr/usr/include" \
+	run_tests > "$BUILD/spm-native.log" 2>&1
+rc=$?
+tail -n 1 "$BUILD/spm-native.log" | grep -Eq '^[0-9]+ passed, 0 failed$' && [ "$rc" = 0 ]
+result $? "SPM drain core, native, ASan+UBSan: $(tail -n 1 "$BUILD/spm-native.log") (see $BUILD/spm-native.log)"
+
 # kselftests (part of the series), built out of tree against those headers.
 st=$BUILD/selftests
 rm -rf "$st"
