@@ -36,13 +36,16 @@
 static int passed, failed;
 static const char *cur_test;
 
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: %s: check failed: %s\n",	\
-			__FILE__, __LINE__, cur_test, #cond);		\
-		return -1;						\
-	}								\
-} while (0)
+static bool check(bool ok, const char *what, int line)
+{
+	if (!ok)
+		fprintf(stderr, "%s:%d: %s: CHECK failed: %s\n", __FILE__, line,
+			cur_test, what);
+	return ok;
+}
+
+/* Evaluates to whether @cond holds; says where, if not */
+#define CHECK(cond)	check((cond), #cond, __LINE__)
 
 static u64 now_ns(void)
 {
@@ -146,13 +149,17 @@ static int check_share(struct txcc *x, struct tbuf *b, u32 id)
 	bool first = true;
 	u32 off;
 
-	CHECK(sh->copied % LINE == 0);
-	CHECK(sh->copied <= sh->cap);
+	if (!CHECK(sh->copied % LINE == 0))
+		return -1;
+	if (!CHECK(sh->copied <= sh->cap))
+		return -1;
 	for (off = 0; off < sh->copied; off += LINE) {
 		u64 seq;
 
-		CHECK(spm_rlc_line_ok(tbuf_at(b, sh->off + HDR + off), id, &seq));
-		CHECK(seq >= x->next_seq);
+		if (!CHECK(spm_rlc_line_ok(tbuf_at(b, sh->off + HDR + off), id, &seq)))
+			return -1;
+		if (!CHECK(seq >= x->next_seq))
+			return -1;
 		if (seq != x->next_seq) {
 			x->gaps += seq - x->next_seq;
 			if (!sh->loss && !(first && x->prev_loss))
@@ -190,12 +197,17 @@ static int test_linear(void)
 	tbuf_init(&b, SZ_64K, 0);
 	amdgpu_spm_share_init(&x.sh, b.size, 0, 1, 0, 1, now_ns());
 	emit(&x, 10 * 8 * LINE);
-	CHECK(drain(&x, &b) == 10 * 8 * LINE);
-	CHECK(x.sh.copied == 10 * 8 * LINE && !x.sh.loss);
-	CHECK(check_share(&x, &b, 0) == 0);
-	CHECK(x.next_seq == 80 && x.gaps == 0);
+	if (!CHECK(drain(&x, &b) == 10 * 8 * LINE))
+		return -1;
+	if (!CHECK(x.sh.copied == 10 * 8 * LINE && !x.sh.loss))
+		return -1;
+	if (!CHECK(check_share(&x, &b, 0) == 0))
+		return -1;
+	if (!CHECK(x.next_seq == 80 && x.gaps == 0))
+		return -1;
 	/* Nothing new: nothing copied */
-	CHECK(drain(&x, &b) == 0);
+	if (!CHECK(drain(&x, &b) == 0))
+		return -1;
 	tbuf_free(&b);
 	free(x.ring);
 	return 0;
@@ -215,10 +227,14 @@ static int wrap_run(u32 guard, u32 sample)
 		emit(&x, SZ_64K / 3);
 		drain(&x, &b);
 	}
-	CHECK(!x.sh.loss);
-	CHECK(check_share(&x, &b, 3) == 0);
-	CHECK(x.gaps == 0 && x.next_seq == x.rlc.seq);
-	CHECK(x.c.laps == 0);
+	if (!CHECK(!x.sh.loss))
+		return -1;
+	if (!CHECK(check_share(&x, &b, 3) == 0))
+		return -1;
+	if (!CHECK(x.gaps == 0 && x.next_seq == x.rlc.seq))
+		return -1;
+	if (!CHECK(x.c.laps == 0))
+		return -1;
 	tbuf_free(&b);
 	free(x.ring);
 	return 0;
@@ -252,19 +268,25 @@ static int lap_run(u32 guard)
 	amdgpu_spm_share_init(&x.sh, b.size, 0, 1, 1, 1, now_ns());
 	emit(&x, SZ_64K / 2);
 	drain(&x, &b);
-	CHECK(!x.sh.loss);
+	if (!CHECK(!x.sh.loss))
+		return -1;
 	emit(&x, SZ_64K + SZ_64K / 4);
 	drain(&x, &b);
-	CHECK(x.sh.loss);
-	CHECK(x.c.laps == 1);
+	if (!CHECK(x.sh.loss))
+		return -1;
+	if (!CHECK(x.c.laps == 1))
+		return -1;
 	/* After the loss it streams on, in order */
 	emit(&x, SZ_64K / 2);
 	drain(&x, &b);
 	emit(&x, SZ_64K / 2);
 	drain(&x, &b);
-	CHECK(check_share(&x, &b, 1) == 0);
-	CHECK(x.gaps > 0);
-	CHECK(x.c.laps <= 2);
+	if (!CHECK(check_share(&x, &b, 1) == 0))
+		return -1;
+	if (!CHECK(x.gaps > 0))
+		return -1;
+	if (!CHECK(x.c.laps <= 2))
+		return -1;
 	tbuf_free(&b);
 	free(x.ring);
 	return 0;
@@ -292,9 +314,11 @@ static int test_lap_not_empty(void)
 	emit(&x, 4096);
 	drain(&x, &b);
 	emit(&x, SZ_64K);	/* the write pointer is back where it was */
-	CHECK(READ_ONCE(*(u32 *)x.ring) == x.c.rptr);
+	if (!CHECK(READ_ONCE(*(u32 *)x.ring) == x.c.rptr))
+		return -1;
 	drain(&x, &b);
-	CHECK(x.sh.loss);
+	if (!CHECK(x.sh.loss))
+		return -1;
 	tbuf_free(&b);
 	free(x.ring);
 	return 0;
@@ -312,9 +336,12 @@ static int test_bad_wptr(void)
 		tbuf_init(&b, SZ_1M, 0);
 		amdgpu_spm_share_init(&x.sh, b.size, 0, 1, 0, 1, now_ns());
 		*(u32 *)x.ring = bad[i];
-		CHECK(drain(&x, &b) == 0);
-		CHECK(x.sh.loss && x.sh.copied == 0);
-		CHECK(x.c.rptr == 0);
+		if (!CHECK(drain(&x, &b) == 0))
+			return -1;
+		if (!CHECK(x.sh.loss && x.sh.copied == 0))
+			return -1;
+		if (!CHECK(x.c.rptr == 0))
+			return -1;
 		tbuf_free(&b);
 		free(x.ring);
 	}
@@ -330,14 +357,20 @@ static int test_full_share_and_no_buffer(void)
 	tbuf_init(&b, HDR + 4 * LINE, 0);
 	amdgpu_spm_share_init(&x.sh, b.size, 0, 1, 0, 1, now_ns());
 	emit(&x, 8 * LINE);
-	CHECK(drain(&x, &b) == 8 * LINE);	/* consumed: the ring goes on */
-	CHECK(x.sh.copied == 4 * LINE && x.sh.loss);
+	/* consumed: the ring goes on */
+	if (!CHECK(drain(&x, &b) == 8 * LINE))
+		return -1;
+	if (!CHECK(x.sh.copied == 4 * LINE && x.sh.loss))
+		return -1;
 	/* No buffer: consumed and lost */
 	amdgpu_spm_share_init(&x.sh, 0, 0, 1, 0, 2, now_ns());
 	emit(&x, 8 * LINE);
-	CHECK(drain(&x, NULL) == 8 * LINE);
-	CHECK(x.sh.loss && x.sh.copied == 0);
-	CHECK(x.c.laps == 0);
+	if (!CHECK(drain(&x, NULL) == 8 * LINE))
+		return -1;
+	if (!CHECK(x.sh.loss && x.sh.copied == 0))
+		return -1;
+	if (!CHECK(x.c.laps == 0))
+		return -1;
 	tbuf_free(&b);
 	free(x.ring);
 	return 0;
@@ -351,25 +384,39 @@ static int test_header(void)
 	u64 t0 = 1000000000ULL;
 	u32 share = amdgpu_spm_share_size(3 * 4096 + 7, 3);
 
-	CHECK(share == 4096);
+	if (!CHECK(share == 4096))
+		return -1;
 	txcc_init(&x, SZ_64K, 0, 8 * LINE, 5);
 	tbuf_init(&b, 3 * 4096 + 7, 64);
 	amdgpu_spm_share_init(&x.sh, share, 2, 3, 5, 42, t0);
-	CHECK(x.sh.off == 8192 && x.sh.cap == 4096 - HDR && x.sh.dirty);
+	if (!CHECK(x.sh.off == 8192 && x.sh.cap == 4096 - HDR && x.sh.dirty))
+		return -1;
 	emit(&x, 8 * LINE);
-	CHECK(amdgpu_spm_drain_ring(&x.c, &x.sh, &b.dst, t0 + 2500000) == 8 * LINE);
-	CHECK(amdgpu_spm_share_header(&x.sh, &b.dst, (1 << 24) | 1) == 0);
-	CHECK(!x.sh.dirty);
+	if (!CHECK(amdgpu_spm_drain_ring(&x.c, &x.sh, &b.dst, t0 + 2500000) == 8 * LINE))
+		return -1;
+	if (!CHECK(amdgpu_spm_share_header(&x.sh, &b.dst, (1 << 24) | 1) == 0))
+		return -1;
+	if (!CHECK(!x.sh.dirty))
+		return -1;
 	h = (void *)tbuf_at(&b, 8192);
-	CHECK(h->version == ((1u << 24) | 1));
-	CHECK(h->bytes_copied == 8 * LINE && !h->has_data_loss);
-	CHECK(AMDGPU_SPM_HDR_XCC(h->xcc_info) == 5);
-	CHECK(AMDGPU_SPM_HDR_NUM_SHARES(h->xcc_info) == 3);
-	CHECK(AMDGPU_SPM_HDR_SHARE(h->xcc_info) == 2);
-	CHECK(h->seq == 42);
-	CHECK(((u64)h->start_ns_hi << 32 | h->start_ns_lo) == t0);
-	CHECK(h->last_us == 2500);
-	CHECK(check_share(&x, &b, 5) == 0);
+	if (!CHECK(h->version == ((1u << 24) | 1)))
+		return -1;
+	if (!CHECK(h->bytes_copied == 8 * LINE && !h->has_data_loss))
+		return -1;
+	if (!CHECK(AMDGPU_SPM_HDR_XCC(h->xcc_info) == 5))
+		return -1;
+	if (!CHECK(AMDGPU_SPM_HDR_NUM_SHARES(h->xcc_info) == 3))
+		return -1;
+	if (!CHECK(AMDGPU_SPM_HDR_SHARE(h->xcc_info) == 2))
+		return -1;
+	if (!CHECK(h->seq == 42))
+		return -1;
+	if (!CHECK(((u64)h->start_ns_hi << 32 | h->start_ns_lo) == t0))
+		return -1;
+	if (!CHECK(h->last_us == 2500))
+		return -1;
+	if (!CHECK(check_share(&x, &b, 5) == 0))
+		return -1;
 	tbuf_free(&b);
 	free(x.ring);
 	return 0;
@@ -397,10 +444,13 @@ static int test_write_fn(void)
 	fail_after = 1;
 	emit(&x, 8 * LINE);
 	amdgpu_spm_drain_ring(&x.c, &x.sh, &dst, now_ns());
-	CHECK(x.sh.copied == 8 * LINE && !x.sh.loss);
+	if (!CHECK(x.sh.copied == 8 * LINE && !x.sh.loss))
+		return -1;
 	emit(&x, 8 * LINE);
 	amdgpu_spm_drain_ring(&x.c, &x.sh, &dst, now_ns());
-	CHECK(x.sh.copied == 8 * LINE && x.sh.loss);	/* the fault is loss */
+	/* the fault is loss */
+	if (!CHECK(x.sh.copied == 8 * LINE && x.sh.loss))
+		return -1;
 	free(mem);
 	free(x.ring);
 	return 0;
@@ -436,15 +486,19 @@ static int random_run(u32 guard, int rounds)
 		}
 		drain(&x, &b[cur]);
 		if (written + x.rlc.sample < size && !lost && x.sh.copied < x.sh.cap)
-			CHECK(!x.sh.loss);
+			if (!CHECK(!x.sh.loss))
+				return -1;
 		if (rnd() % 5 == 0 || x.sh.copied == x.sh.cap) {
-			CHECK(check_share(&x, &b[cur], 7) == 0);
+			if (!CHECK(check_share(&x, &b[cur], 7) == 0))
+				return -1;
 			cur ^= 1;
 			amdgpu_spm_share_init(&x.sh, b[cur].size, 0, 1, 7, i + 2, now_ns());
 		}
 	}
-	CHECK(check_share(&x, &b[cur], 7) == 0);
-	CHECK(x.unflagged == 0);
+	if (!CHECK(check_share(&x, &b[cur], 7) == 0))
+		return -1;
+	if (!CHECK(x.unflagged == 0))
+		return -1;
 	tbuf_free(&b[0]);
 	tbuf_free(&b[1]);
 	free(x.ring);
@@ -477,7 +531,7 @@ static int test_random_spill(void)
  */
 struct writer {
 	struct txcc *x;
-	volatile bool stop;
+	bool stop;	/* read and written with __atomic builtins */
 };
 
 /* Bursts of up to three laps at full speed, then short pauses */
@@ -486,14 +540,14 @@ static void *writer_fn(void *arg)
 	struct writer *wr = arg;
 	u64 seed = 0x2545f4914f6cdd1dULL;
 
-	while (!wr->stop) {
+	while (!__atomic_load_n(&wr->stop, __ATOMIC_RELAXED)) {
 		u32 n, laps3 = 3 * wr->x->rlc.size / wr->x->rlc.sample;
 		struct timespec pause = { 0, 0 };
 
 		seed ^= seed << 13;
 		seed ^= seed >> 7;
 		seed ^= seed << 17;
-		for (n = seed % laps3; n && !wr->stop; n--)
+		for (n = seed % laps3; n && !__atomic_load_n(&wr->stop, __ATOMIC_RELAXED); n--)
 			spm_rlc_ring_sample(&wr->x->rlc);
 		pause.tv_nsec = (seed >> 20) % 200000;
 		nanosleep(&pause, NULL);
@@ -525,13 +579,17 @@ static int threaded_run(u32 guard)
 		delivered += x.sh.copied;
 		r = check_share(&x, &b, 4);
 	}
-	wr.stop = true;
+	__atomic_store_n(&wr.stop, true, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
-	CHECK(r == 0);
-	CHECK(x.unflagged == 0);
+	if (!CHECK(r == 0))
+		return -1;
+	if (!CHECK(x.unflagged == 0))
+		return -1;
 	/* The writer outran the drain: it did lap, and that was seen */
-	CHECK(x.c.laps > 0);
-	CHECK(delivered > 0);
+	if (!CHECK(x.c.laps > 0))
+		return -1;
+	if (!CHECK(delivered > 0))
+		return -1;
 	tbuf_free(&b);
 	free(x.ring);
 	return 0;
@@ -557,31 +615,38 @@ static int test_pace(void)
 
 	amdgpu_spm_pace_init(&p, idle);
 	/* Nothing streams: the backstop period */
-	CHECK(amdgpu_spm_pace_next(&p, t, 0, ring, min, idle) == idle);
+	if (!CHECK(amdgpu_spm_pace_next(&p, t, 0, ring, min, idle) == idle))
+		return -1;
 	t += idle;
-	CHECK(amdgpu_spm_pace_next(&p, t, 0, ring, min, idle) == idle);
+	if (!CHECK(amdgpu_spm_pace_next(&p, t, 0, ring, min, idle) == idle))
+		return -1;
 	/* 160 MB/s: drain when 3/8 full, 4/3 of (rate / half the ring) */
 	t += 10 * ms;
 	d = amdgpu_spm_pace_next(&p, t, 1600000, ring, min, idle);
-	CHECK(d == (u64)ring * 3 / 8 * NSEC_PER_SEC / 160000000);
+	if (!CHECK(d == (u64)ring * 3 / 8 * NSEC_PER_SEC / 160000000))
+		return -1;
 	for (i = 0; i < 20; i++) {
 		t += d;
 		d = amdgpu_spm_pace_next(&p, t, 160000000ULL * d / NSEC_PER_SEC,
 					 ring, min, idle);
 	}
-	CHECK(d > 9 * ms && d < 10 * ms);
+	if (!CHECK(d > 9 * ms && d < 10 * ms))
+		return -1;
 	/* A quiet drain does not forget the rate at once */
 	t += d;
-	CHECK(amdgpu_spm_pace_next(&p, t, 0, ring, min, idle) < 12 * ms);
+	if (!CHECK(amdgpu_spm_pace_next(&p, t, 0, ring, min, idle) < 12 * ms))
+		return -1;
 	/* It decays to the backstop when the stream stops */
 	for (i = 0; i < 60; i++) {
 		t += d;
 		d = amdgpu_spm_pace_next(&p, t, 0, ring, min, idle);
 	}
-	CHECK(d == idle);
+	if (!CHECK(d == idle))
+		return -1;
 	/* Never faster than the floor */
 	t += ms;
-	CHECK(amdgpu_spm_pace_next(&p, t, 64 * SZ_1M, ring, min, idle) == min);
+	if (!CHECK(amdgpu_spm_pace_next(&p, t, 64 * SZ_1M, ring, min, idle) == min))
+		return -1;
 	return 0;
 }
 
@@ -599,6 +664,24 @@ static int cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/*
+ * The baseline: @cnt bytes from offset @from of a ring of @ring bytes to
+ * @to, a page of @to at a time as the kernel copies into pinned pages (one
+ * large memcpy() is several times slower on this machine's glibc).
+ */
+static void copy_pagewise(u8 *to, const u8 *src, u32 ring, u32 from, u32 cnt)
+{
+	u32 o, c, f = from;
+
+	for (o = 0; o < cnt; o += c, f += c) {
+		if (f >= ring)
+			f -= ring;	/* wraps, as the drain does */
+		c = min_t(u32, min_t(u32, cnt - o, ring - f),
+			  PAGE_SIZE - offset_in_page(to + o));
+		memcpy(to + o, src + f, c);
+	}
 }
 
 static int bench(void)
@@ -644,28 +727,11 @@ static int bench(void)
 									       &bd->dst, t0);
 					t_drain = now_ns() - t0;
 				} else {
-					/*
-					 * The same bytes from the same place in the
-					 * rings to the same place in the other
-					 * buffer, a page at a time as the kernel
-					 * copies into pinned pages (one large
-					 * memcpy() is several times slower on this
-					 * machine's glibc)
-					 */
 					t0 = now_ns();
-					for (i = 0; i < nx[n]; i++) {
-						u32 cnt = min(len[i], room[i]);
-						const u8 *src = x[i].ring + AMDGPU_SPM_RING_HDR_SIZE;
-						u32 o, c, f = from[i];
-
-						for (o = 0; o < cnt; o += c, f += c) {
-							if (f >= ring)
-								f -= ring;	/* wraps, as the drain does */
-							c = min_t(u32, min_t(u32, cnt - o, ring - f),
-								  PAGE_SIZE - offset_in_page(to[i] + o));
-							memcpy(bm->mem + to[i] + o, src + f, c);
-						}
-					}
+					for (i = 0; i < nx[n]; i++)
+						copy_pagewise(bm->mem + to[i],
+							      x[i].ring + AMDGPU_SPM_RING_HDR_SIZE,
+							      ring, from[i], min(len[i], room[i]));
 					t_copy = now_ns() - t0;
 				}
 			}
@@ -715,7 +781,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "bench"))
 		return bench();
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(tests); i++) {
 		cur_test = tests[i].name;
 		if (tests[i].fn() == 0) {
 			printf("ok %u %s\n", i + 1, tests[i].name);

@@ -281,6 +281,7 @@ static void spm_resync(struct amdgpu_spm_cursor *c, struct amdgpu_spm_share *sh,
 	 */
 	spm_hold(flags);
 	spm_arm(c);
+	/* The sentinel is stored before the write pointer is read again */
 	mb();
 	w2 = spm_wptr(c, w);
 	spm_unhold(flags);
@@ -397,6 +398,7 @@ u32 amdgpu_spm_drain_ring(struct amdgpu_spm_cursor *c,
 	spm_hold(flags);
 	c->rptr = w;
 	spm_arm(c);
+	/* The guard and the new sentinel are stored before the old is read */
 	mb();
 	lapped = spm_gone_before(c, r) || (w > r && spm_spill_reaches(c, r));
 	spm_unhold(flags);

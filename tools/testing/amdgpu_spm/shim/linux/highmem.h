@@ -11,7 +11,7 @@
 #include <linux/types.h>
 
 #define PAGE_SHIFT		12
-#define PAGE_SIZE		(1UL << PAGE_SHIFT)
+#define PAGE_SIZE		4096UL
 #define offset_in_page(p)	((unsigned long)(p) & (PAGE_SIZE - 1))
 
 struct page {

@@ -9,16 +9,20 @@
 #include <linux/types.h>
 #include <linux/minmax.h>
 
-#define READ_ONCE(x)		(*(const volatile typeof(x) *)&(x))
-#define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
-/* x86-64 is TSO: only the compiler must not reorder */
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+/* The barriers, as fences of the C11 memory model. */
+/* acquire: the loads after it (the ring data after its write pointer) */
 #define dma_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+/* release: the stores before it */
 #define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
+/* seq_cst: stores before it and loads after it (a sentinel, then a load) */
+#define mb()			__atomic_thread_fence(__ATOMIC_SEQ_CST)
 /* No interrupts to hold off in userspace */
 #define local_irq_save(flags)		((flags) = 0)
 #define local_irq_restore(flags)	((void)(flags))
-#define mb()			__atomic_thread_fence(__ATOMIC_SEQ_CST)
 
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define IS_ALIGNED(x, a)	(((x) & ((typeof(x))(a) - 1)) == 0)
 #define round_down(x, y)	((x) & ~((typeof(x))(y) - 1))
 #define lower_32_bits(n)	((u32)((n) & 0xffffffff))

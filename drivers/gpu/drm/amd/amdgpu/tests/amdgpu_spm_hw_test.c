@@ -409,7 +409,7 @@ static void wait_programmed(struct kunit *test, struct spm_env *e, unsigned int 
 				break;
 		if (i == n)
 			return;
-		msleep(5);
+		usleep_range(5000, 6000);
 	} while (time_before(jiffies, end));
 	KUNIT_FAIL(test, "SPM not programmed again");
 }
@@ -624,7 +624,7 @@ static void spm_hw_tamper_stops(struct kunit *test)
 	spm_model_write(e->m, 0, SPM_R_BASE_LO, 0x1000);
 	for (i = 0; i < 200 && (reg(e, 0, SPM_R_MC_CNTL) & e->m->l->vmid_mask) !=
 	     AMDGPU_SPM_VMID_NONE; i++)
-		msleep(5);
+		usleep_range(5000, 6000);
 	KUNIT_EXPECT_EQ(test, reg(e, 0, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
 			AMDGPU_SPM_VMID_NONE);
 	KUNIT_EXPECT_NE(test, spm_state(e, 0), SPM_MODEL_START_COUNTING);

@@ -83,10 +83,10 @@ static int8_t spm_model_l2d(struct amdgpu_device *adev,
 	return n - 1 - inst;
 }
 
-static uint32_t spm_model_l2d_mask(struct amdgpu_device *adev,
-				   enum amd_hw_ip_block_type block, uint32_t mask)
+static u32 spm_model_l2d_mask(struct amdgpu_device *adev,
+			      enum amd_hw_ip_block_type block, u32 mask)
 {
-	uint32_t out = 0;
+	u32 out = 0;
 	int i;
 
 	for (i = 0; i < 32; i++)

@@ -269,6 +269,12 @@ static struct fake_xcp *fake_xcp(struct kunit *test, struct wire *w, u32 nxcc)
 	return fx;
 }
 
+static int switch_to_dpx(struct fake_xcp *fx)
+{
+	return amdgpu_xcp_switch_partition_mode(&fx->mgr,
+						AMDGPU_DPX_PARTITION_MODE);
+}
+
 static void drop_xcp(void *data)
 {
 	struct amdgpu_device *adev = data;
@@ -289,9 +295,7 @@ static void spm_wire_partition_switch(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, drop_xcp,
 							w->adev), 0);
 	KUNIT_ASSERT_EQ(test, spm_op(w, f, AMDGPU_SPM_OP_ACQUIRE), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_xcp_switch_partition_mode(&fx->mgr,
-						AMDGPU_DPX_PARTITION_MODE),
-			-EBUSY);
+	KUNIT_EXPECT_EQ(test, switch_to_dpx(fx), -EBUSY);
 	KUNIT_EXPECT_EQ(test, fx->switches, 0);
 	KUNIT_EXPECT_EQ(test, fx->mgr.mode, AMDGPU_SPX_PARTITION_MODE);
 
@@ -301,9 +305,7 @@ static void spm_wire_partition_switch(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, amdgpu_spm_busy(w->adev));
 
 	KUNIT_ASSERT_EQ(test, spm_op(w, f, AMDGPU_SPM_OP_RELEASE), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_xcp_switch_partition_mode(&fx->mgr,
-						AMDGPU_DPX_PARTITION_MODE),
-			0);
+	KUNIT_EXPECT_EQ(test, switch_to_dpx(fx), 0);
 	KUNIT_EXPECT_EQ(test, fx->switches, 2);
 	KUNIT_EXPECT_EQ(test, fx->mgr.mode, AMDGPU_DPX_PARTITION_MODE);
 }
@@ -348,9 +350,7 @@ static void spm_wire_partition_switch_mid_acquire(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&waiting, 10 * HZ), 0);
 
-	KUNIT_EXPECT_EQ(test, amdgpu_xcp_switch_partition_mode(&fx->mgr,
-						AMDGPU_DPX_PARTITION_MODE),
-			-EBUSY);
+	KUNIT_EXPECT_EQ(test, switch_to_dpx(fx), -EBUSY);
 	KUNIT_EXPECT_EQ(test, fx->switches, 0);
 
 	w->e->m->alloc_gate = NULL;
@@ -359,9 +359,7 @@ static void spm_wire_partition_switch_mid_acquire(struct kunit *test)
 	kthread_stop(t);
 	KUNIT_EXPECT_EQ(test, a.ret, 0);
 	KUNIT_EXPECT_EQ(test, spm_op(w, f, AMDGPU_SPM_OP_RELEASE), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_xcp_switch_partition_mode(&fx->mgr,
-						AMDGPU_DPX_PARTITION_MODE),
-			0);
+	KUNIT_EXPECT_EQ(test, switch_to_dpx(fx), 0);
 }
 
 /*
