@@ -1170,8 +1170,8 @@ static void spm_bench_wakeups(struct kunit *test)
 	msleep(2000);
 	spm_env_stats(test, e, 0, &s1);
 	t1 = ktime_get_ns();
-	kunit_info(test, "%s: idle: %llu wake-ups in %llu ms = %llu.%llu per second (goal at most 10)\n",
-		   __func__, s1.wakeups - s0.wakeups, div64_u64(t1 - t0, NSEC_PER_MSEC),
+	kunit_info(test, "idle: %llu wake-ups in %llu ms = %llu.%llu per second (goal at most 10)\n",
+		   s1.wakeups - s0.wakeups, div64_u64(t1 - t0, NSEC_PER_MSEC),
 		   div64_u64((s1.wakeups - s0.wakeups) * NSEC_PER_SEC, t1 - t0),
 		   div64_u64((s1.wakeups - s0.wakeups) * NSEC_PER_SEC * 10, t1 - t0) % 10);
 
@@ -1188,8 +1188,8 @@ static void spm_bench_wakeups(struct kunit *test)
 	bytes = s1.drained - s0.drained;
 	rate = div64_u64(bytes * NSEC_PER_SEC, t1 - t0);
 	goal = div64_u64(rate, (SZ_4M - AMDGPU_SPM_RING_HDR_SIZE) / 2);
-	kunit_info(test, "%s: streaming %llu MB/s: %llu wake-ups/s, fill rate / half ring = %llu/s, ratio %llu.%02llu (goal at most 2), %llu laps lost\n",
-		   __func__, div64_u64(rate, 1000000),
+	kunit_info(test, "streaming %llu MB/s: %llu wake-ups/s, fill rate / half ring = %llu/s, ratio %llu.%02llu (goal at most 2), %llu laps lost\n",
+		   div64_u64(rate, 1000000),
 		   div64_u64((s1.wakeups - s0.wakeups) * NSEC_PER_SEC, t1 - t0), goal,
 		   div64_u64((s1.wakeups - s0.wakeups) * NSEC_PER_SEC, (t1 - t0) * max(goal, 1ULL)),
 		   div64_u64((s1.wakeups - s0.wakeups) * NSEC_PER_SEC * 100,
