@@ -77,6 +77,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/pci.h>
 #include <linux/pm_runtime.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
@@ -127,6 +128,11 @@ MODULE_PARM_DESC(spm_backstop_ms,
 enum amdgpu_spm_hw {
 	/* Not ours: stopped, SPM_VMID given back, ring cleared */
 	AMDGPU_SPM_HW_NONE,
+	/*
+	 * Programmed once, then the RLC was reset or resumed: what it holds
+	 * is not known; stop it and give it back before anything else
+	 */
+	AMDGPU_SPM_HW_LOST,
 	/* Stopped, our ring and SPM_VMID 0 programmed */
 	AMDGPU_SPM_HW_PROGRAMMED,
 	/* Streaming into our rings */
@@ -175,7 +181,6 @@ struct amdgpu_spm_xcc {
  *	READ_ONCE().
  * @want: the state asked for.
  * @hw_gen: &amdgpu_spm.hw_gen when the hardware was programmed.
- * @reset_count: the device's reset counter then.
  * @tampered: a ring register changed behind the manager's back; the
  *	hardware was given back and SET_DEST_BUF fails with -EIO.
  * @quit: release is done with the worker: it does not rearm @timer.
@@ -205,7 +210,6 @@ struct amdgpu_spm_session {
 	enum amdgpu_spm_hw hw;
 	enum amdgpu_spm_hw want;
 	int hw_gen;
-	int reset_count;
 	bool tampered;
 	bool quit;
 	struct amdgpu_spm_pace pace;
@@ -295,18 +299,19 @@ void amdgpu_spm_vmid_write_end(struct amdgpu_device *adev, u32 xcc)
  * @ring: the ring a job runs on
  *
  * SPM samples the graphics engine of an XCC; only the jobs of that XCC's
- * graphics and compute rings (and its KIQ) point SPM_VMID at their VM.
- * Other rings (SDMA, VCN, JPEG) have no XCC of their own; &amdgpu_ring.xcc_id
- * is 0 for them.
+ * graphics and compute rings point SPM_VMID at their VM. Other rings
+ * (SDMA, VCN, JPEG) have no XCC of their own; &amdgpu_ring.xcc_id is 0 for
+ * them. amdgpu_vm_flush() calls update_spm_vmid for them too: for jobs of a
+ * reserved VMID, and for the first job of every VMID after a GPU reset
+ * (amdgpu_vmid_had_gpu_reset()).
  *
- * Return: true for a GFX, compute or KIQ ring.
+ * Return: true for a GFX or compute ring.
  */
 bool amdgpu_spm_ring_writes_vmid(struct amdgpu_ring *ring)
 {
 	switch (ring->funcs->type) {
 	case AMDGPU_RING_TYPE_GFX:
 	case AMDGPU_RING_TYPE_COMPUTE:
-	case AMDGPU_RING_TYPE_KIQ:
 		return true;
 	default:
 		return false;
@@ -511,17 +516,20 @@ static void spm_unclaim_xccs(struct amdgpu_spm_session *s)
 /* ---- the worker: hardware ---- */
 
 /*
- * Register access from the worker: not after unplug (but at the device's
- * teardown, which comes after drm_dev_unplug() while the registers are
- * still mapped), not while the device is suspended, and not while a reset
- * holds the reset domain's semaphore. Returns 1 with the device entered
- * (*@idx -1 at teardown) and the semaphore held for reading, 0 if the
- * hardware cannot be reached now, -ENODEV if it is gone.
+ * Register access from the worker: not while the device is suspended, and
+ * not while a reset holds the reset domain's semaphore. After unplug only
+ * when the device is still there: a surprise removal took the device and
+ * its DMA away, but after an unbind or a module unload it still streams
+ * into our rings, and its registers stay mapped until amdgpu_spm_fini() has
+ * returned (amdgpu_driver_unload_kms() calls it before
+ * amdgpu_device_fini_hw()). Returns 1 with the semaphore held for reading
+ * (and the device entered, unless *@idx is -1), 0 if the hardware cannot be
+ * reached now, -ENODEV if it is gone.
  */
 static int spm_hw_enter(struct amdgpu_device *adev, int *idx)
 {
 	if (!drm_dev_enter(adev_to_drm(adev), idx)) {
-		if (!READ_ONCE(adev->spm.teardown))
+		if (!adev->pdev || pci_dev_is_disconnected(adev->pdev))
 			return -ENODEV;
 		*idx = -1;
 	}
@@ -540,14 +548,16 @@ static void spm_hw_exit(struct amdgpu_device *adev, int idx)
 		drm_dev_exit(idx);
 }
 
-/* The GPU was reset or resumed since the hardware was programmed */
+/*
+ * The RLC was resumed (after a reset, or from suspend) since the hardware
+ * was programmed. Only amdgpu_spm_hw_lost() says so: the device's reset
+ * counter also counts queue resets and soft recoveries, which leave the
+ * RLC alone.
+ */
 static bool spm_hw_lost(struct amdgpu_spm_session *s)
 {
-	struct amdgpu_device *adev = s->mgr->adev;
-
-	return s->hw != AMDGPU_SPM_HW_NONE &&
-	       (atomic_read(&adev->spm.hw_gen) != s->hw_gen ||
-		atomic_read(&adev->gpu_reset_counter) != s->reset_count);
+	return s->hw != AMDGPU_SPM_HW_NONE && s->hw != AMDGPU_SPM_HW_LOST &&
+	       atomic_read(&s->mgr->adev->spm.hw_gen) != s->hw_gen;
 }
 
 static void spm_mark_loss(struct amdgpu_spm_session *s)
@@ -578,7 +588,6 @@ static void spm_hw_program(struct amdgpu_spm_session *s)
 		funcs->set_vmid(adev, x->xcc, 0);
 	}
 	s->hw_gen = atomic_read(&adev->spm.hw_gen);
-	s->reset_count = atomic_read(&adev->gpu_reset_counter);
 	s->hw = AMDGPU_SPM_HW_PROGRAMMED;
 }
 
@@ -621,7 +630,10 @@ static void spm_hw_release(struct amdgpu_spm_session *s)
 	s->hw = AMDGPU_SPM_HW_NONE;
 }
 
-/* A ring register no longer holds what we wrote: stop, and say so */
+/*
+ * A ring register, or SPM_VMID, no longer holds what we wrote: a command
+ * stream rewrote it. Give the whole partition's SPM back, and say so.
+ */
 static bool spm_hw_check(struct amdgpu_spm_session *s)
 {
 	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
@@ -638,7 +650,7 @@ static bool spm_hw_check(struct amdgpu_spm_session *s)
 	if (i == s->num_xcc)
 		return true;
 	drm_warn_once(adev_to_drm(adev),
-		      "SPM ring registers of XCC %u changed behind the driver; SPM of partition %u stopped\n",
+		      "SPM ring registers of XCC %u changed behind the driver; SPM of partition %u given back\n",
 		      s->xcc[i].xcc, s->mgr->xcp_id);
 	spm_hw_release(s);
 	spm_mark_loss(s);
@@ -661,17 +673,17 @@ static bool spm_hw_step_locked(struct amdgpu_spm_session *s)
 	lockdep_assert_held(&s->drain_lock);
 
 	if (spm_hw_lost(s)) {
-		/* The RLC was reset: nothing of ours is programmed */
+		/* Nothing of ours is known to be programmed any more */
 		if (s->hw == AMDGPU_SPM_HW_RUNNING)
 			spm_mark_loss(s);
-		s->hw = AMDGPU_SPM_HW_NONE;
+		s->hw = AMDGPU_SPM_HW_LOST;
 	}
-	if (s->hw == s->want && s->hw != AMDGPU_SPM_HW_RUNNING)
+	if (s->hw == AMDGPU_SPM_HW_NONE && s->want == AMDGPU_SPM_HW_NONE)
 		return true;
 
 	r = spm_hw_enter(adev, &idx);
 	if (r < 0) {
-		/* Unplugged: the hardware is gone, and so is its DMA */
+		/* Surprise removal: the hardware is gone, and so is its DMA */
 		s->hw = AMDGPU_SPM_HW_NONE;
 		s->want = AMDGPU_SPM_HW_NONE;
 		return true;
@@ -680,18 +692,19 @@ static bool spm_hw_step_locked(struct amdgpu_spm_session *s)
 		return false;
 
 	if (s->want == AMDGPU_SPM_HW_NONE) {
-		if (s->hw != AMDGPU_SPM_HW_NONE)
-			spm_hw_release(s);
+		/* Also after a reset: only this makes freeing the rings safe */
+		spm_hw_release(s);
 		goto out;
 	}
-	if (s->hw == AMDGPU_SPM_HW_NONE)
+	if (s->hw == AMDGPU_SPM_HW_NONE || s->hw == AMDGPU_SPM_HW_LOST)
 		spm_hw_program(s);
 	if (s->want == AMDGPU_SPM_HW_RUNNING && s->hw == AMDGPU_SPM_HW_PROGRAMMED)
 		spm_hw_start(s);
 	else if (s->want == AMDGPU_SPM_HW_PROGRAMMED && s->hw == AMDGPU_SPM_HW_RUNNING)
 		spm_hw_stop(s);
 
-	if (s->hw == AMDGPU_SPM_HW_RUNNING && spm_hw_check(s)) {
+	/* On every pass, programmed or streaming: see profiler.rst, Security */
+	if (spm_hw_check(s) && s->hw == AMDGPU_SPM_HW_RUNNING) {
 		for (i = 0; i < s->num_xcc; i++)
 			funcs->set_rdptr(adev, s->xcc[i].xcc,
 					 s->xcc[i].cur.rptr % s->xcc[i].cur.size);
@@ -754,6 +767,28 @@ static void spm_retire_locked(struct amdgpu_spm_session *s)
 	s->retired_loss = loss;
 }
 
+/*
+ * Buffers that are not pinned are written through their mapping, under
+ * their mm, and never once it is gone. Switch the worker to the mm @p
+ * needs (or to none), keeping the one it has if that is it.
+ */
+static void spm_use_mm(struct mm_struct **held, struct amdgpu_spm_pin *p)
+{
+	struct mm_struct *mm = amdgpu_spm_pin_needs_mm(p) ? p->mm : NULL;
+
+	if (mm == *held)
+		return;
+	if (*held) {
+		kthread_unuse_mm(*held);
+		mmput(*held);
+		*held = NULL;
+	}
+	if (mm && mmget_not_zero(mm)) {
+		kthread_use_mm(mm);
+		*held = mm;
+	}
+}
+
 static void spm_work(struct work_struct *work)
 {
 	struct amdgpu_spm_session *s =
@@ -766,16 +801,7 @@ static void spm_work(struct work_struct *work)
 	mutex_lock(&s->drain_lock);
 	s->stats.wakeups++;
 
-	/* Buffers that are not pinned are written under their mm, if it lives */
-	if (amdgpu_spm_pin_needs_mm(s->cur) ||
-	    (s->swap && amdgpu_spm_pin_needs_mm(s->next))) {
-		mm = amdgpu_spm_pin_needs_mm(s->cur) ? s->cur->mm : s->next->mm;
-		if (mmget_not_zero(mm))
-			kthread_use_mm(mm);
-		else
-			mm = NULL;
-	}
-
+	spm_use_mm(&mm, s->cur);
 	now = ktime_get_ns();
 	for (i = 0; i < s->num_xcc; i++) {
 		struct amdgpu_spm_xcc *x = &s->xcc[i];
@@ -793,6 +819,8 @@ static void spm_work(struct work_struct *work)
 
 	if (s->swap) {
 		spm_retire_locked(s);
+		/* The new buffer's headers are written under its own mm */
+		spm_use_mm(&mm, s->next);
 		spm_install_locked(s, s->next);
 		if (s->want != AMDGPU_SPM_HW_NONE)
 			s->want = s->next ? AMDGPU_SPM_HW_RUNNING :
@@ -803,11 +831,7 @@ static void spm_work(struct work_struct *work)
 
 	reached = spm_hw_step_locked(s);
 	spm_headers_locked(s);
-
-	if (mm) {
-		kthread_unuse_mm(mm);
-		mmput(mm);
-	}
+	spm_use_mm(&mm, NULL);
 
 	period = amdgpu_spm_pace_next(&s->pace, now, most, spm_data_size(),
 				      AMDGPU_SPM_MIN_PERIOD_NS,
@@ -949,6 +973,9 @@ static int spm_acquire(struct amdgpu_spm_mgr *mgr, struct drm_file *filp)
 		return -EINVAL;
 
 	mutex_lock(&mgr->lock);
+	r = -ENODEV;
+	if (adev->spm.dead)
+		goto out_unlock;
 	r = -EBUSY;
 	if (mgr->sess)
 		goto out_unlock;
@@ -957,6 +984,11 @@ static int spm_acquire(struct amdgpu_spm_mgr *mgr, struct drm_file *filp)
 	n = hweight32(mask);
 	if (!n)
 		goto out_unlock;
+	/* The rings are GART memory: leave most of the GART to the rest */
+	r = -ENOMEM;
+	if ((u64)n * (amdgpu_spm_ring_size + adev->spm.funcs->guard) >
+	    adev->gmc.gart_size / 4)
+		goto err_acquiring;
 
 	r = -ENOMEM;
 	s = kzalloc(struct_size(s, xcc, n), GFP_KERNEL);
@@ -1101,6 +1133,14 @@ static int spm_release(struct amdgpu_spm_mgr *mgr, struct drm_file *filp)
 
 /* ---- SET_DEST_BUF ---- */
 
+/* The hardware streams into the installed buffer, or never will */
+static bool spm_streaming_or_over(struct amdgpu_spm_session *s)
+{
+	return READ_ONCE(s->hw) == AMDGPU_SPM_HW_RUNNING ||
+	       READ_ONCE(s->want) != AMDGPU_SPM_HW_RUNNING ||
+	       READ_ONCE(s->dying);
+}
+
 /* Wait for the current buffer to fill; returns 0 or -ERESTARTSYS */
 static int spm_wait_full(struct amdgpu_spm_session *s, u32 *timeout_ms)
 {
@@ -1168,6 +1208,9 @@ static int spm_set_dest_buf(struct amdgpu_spm_mgr *mgr, struct drm_file *filp,
 		r = -EINVAL;
 		if (READ_ONCE(s->dying))
 			goto out_unlock;
+		r = -EIO;
+		if (READ_ONCE(s->tampered))
+			goto out_unlock;
 	}
 
 	/*
@@ -1187,8 +1230,20 @@ static int spm_set_dest_buf(struct amdgpu_spm_mgr *mgr, struct drm_file *filp,
 	args->bytes_copied = s->retired_bytes;
 	args->has_data_loss = s->retired_loss;
 	mutex_unlock(&s->drain_lock);
-	args->timeout = timeout;
+
+	/*
+	 * A buffer that starts the hardware: return once it streams, so that
+	 * counting the profiler starts next is not reset by a late start
+	 * (while a reset holds the device, the worker retries)
+	 */
 	r = 0;
+	if (p && wait_event_killable(s->wq, spm_streaming_or_over(s)))
+		r = -EINTR;
+	else if (p && READ_ONCE(s->tampered))
+		r = -EIO;
+	if (r)
+		goto out_unlock;
+	args->timeout = timeout;
 
 out_unlock:
 	mutex_unlock(&s->buf_lock);
@@ -1278,6 +1333,9 @@ int amdgpu_spm_ioctl(struct amdgpu_device *adev, struct drm_file *filp,
 		return r;
 	if (!adev->spm.funcs || amdgpu_sriov_vf(adev))
 		return -EOPNOTSUPP;
+	/* The device is going away (amdgpu_spm_fini() ran or runs) */
+	if (READ_ONCE(adev->spm.dead))
+		return -ENODEV;
 	mgr = spm_mgr_of(adev, filp);
 	if (!mgr)
 		return -EINVAL;
@@ -1429,7 +1487,7 @@ int amdgpu_spm_init(struct amdgpu_device *adev,
 
 	spin_lock_init(&adev->spm.arb_lock);
 	mutex_init(&adev->spm.gfx_vmid_lock);
-	adev->spm.teardown = false;
+	adev->spm.dead = false;
 	atomic_set(&adev->spm.acquiring, 0);
 	atomic_set(&adev->spm.hw_gen, 0);
 	for (i = 0; i < AMDGPU_SPM_MAX_XCC; i++)
@@ -1460,20 +1518,25 @@ void amdgpu_spm_fini(struct amdgpu_device *adev)
 {
 	unsigned int i;
 
-	if (!adev->spm.funcs)
+	if (!adev->spm.funcs || adev->spm.dead)
 		return;
-	WRITE_ONCE(adev->spm.teardown, true);
 	for (i = 0; i < AMDGPU_SPM_MAX_MGR; i++) {
 		struct amdgpu_spm_mgr *mgr = &adev->spm.mgr[i];
 
+		/*
+		 * Under the manager's lock, which ACQUIRE checks it under: an
+		 * ioctl that got past drm_ioctl()'s unplug check before
+		 * drm_dev_unplug() creates no acquisition after this
+		 */
 		mutex_lock(&mgr->lock);
+		WRITE_ONCE(adev->spm.dead, true);
 		if (mgr->sess)
 			spm_release_locked(mgr);
 		mutex_unlock(&mgr->lock);
 	}
+	/* No acquisition is left, and none can be made: no worker runs */
 	destroy_workqueue(adev->spm.wq);
 	adev->spm.wq = NULL;
-	adev->spm.funcs = NULL;
 }
 
 /**

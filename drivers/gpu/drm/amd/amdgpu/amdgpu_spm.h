@@ -50,7 +50,11 @@ struct workqueue_struct;
 /* Alignment of a destination buffer, of each per-XCC share and of a line. */
 #define AMDGPU_SPM_ALIGN		AMDGPU_SPM_LINE_SIZE
 
-/* SPM_VMID value the RLC resets to, meaning "no VMID selected" */
+/*
+ * SPM_VMID where amdgpu parks it while nobody uses SPM (RLC init and
+ * resume write it). Not the hardware's reset value, which is 0
+ * (gc_9_0_default.h); on GC 9.4.x VMID 15 may also be a KFD VMID.
+ */
 #define AMDGPU_SPM_VMID_NONE		0xf
 
 /**
@@ -100,7 +104,8 @@ struct amdgpu_spm_ring {
  * @set_rdptr: program the ring read pointer of @xcc, a byte offset into
  *	the data.
  * @ring_intact: whether the ring base and size registers of @xcc still
- *	hold @gpu_addr and @size, as @set_ring wrote them.
+ *	hold @gpu_addr and @size, as @set_ring wrote them, and SPM_VMID is
+ *	still 0, as @set_vmid wrote it.
  * @guard: bytes the RLC may write past the end of the data before it wraps
  *	(parts before GC 11.0.1, see amdgpu_spm_drain.c), 0 if none.
  */
@@ -161,8 +166,8 @@ struct amdgpu_spm_mgr {
  *	(RLC resume after reset or resume from suspend).
  * @gfx_vmid_lock: serialises %AMDGPU_VM_OP_RESERVE_VMID and
  *	%AMDGPU_VM_OP_UNRESERVE_VMID with each other.
- * @teardown: the device is being torn down: the workers stop the hardware
- *	although the device is unplugged (its registers are still mapped).
+ * @dead: amdgpu_spm_fini() ran: no acquisition can be made any more. Set
+ *	under each manager's lock; read with READ_ONCE() outside it.
  */
 struct amdgpu_spm {
 	const struct amdgpu_spm_funcs *funcs;
@@ -175,7 +180,7 @@ struct amdgpu_spm {
 	atomic_t vmid_writers[AMDGPU_SPM_MAX_XCC];
 	atomic_t hw_gen;
 	struct mutex gfx_vmid_lock; /* see above */
-	bool teardown;
+	bool dead;
 };
 
 int amdgpu_spm_init(struct amdgpu_device *adev,

@@ -27,10 +27,11 @@
  * The user memory that %AMDGPU_SPM_OP_SET_DEST_BUF installs. Anonymous,
  * shmem and hugetlb memory is pinned (FOLL_WRITE | FOLL_LONGTERM), charged
  * to RLIMIT_MEMLOCK of the caller's mm unless it has CAP_IPC_LOCK, and
- * unpinned dirty. Memory that cannot be pinned but is a writable
- * VM_PFNMAP or VM_IO mapping (a BO mapped through the render node) is
- * written with copy_to_user() under its mm, by a kernel thread that
- * adopted that mm; never once the mm is gone.
+ * unpinned dirty. A writable VM_PFNMAP or VM_IO mapping (a BO mapped
+ * through the render node, which is what ROCr's CPU memory pools hand out)
+ * is not pinned and not charged: it is written with copy_to_user() under
+ * its mm, by a kernel thread that adopted that mm; never once the mm is
+ * gone.
  *
  * The pins of the last %AMDGPU_SPM_PIN_CACHE buffers are kept, so that a
  * profiler rotating two or three buffers does not pin 32 MiB again every
@@ -138,7 +139,7 @@ static void spm_pin_drop(struct amdgpu_spm_pin *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* A buffer that cannot be pinned may still be written through its mapping */
+/* Whether the whole range is writable PFN or I/O mappings: 0 if so */
 static int spm_check_unpinnable(unsigned long addr, u32 size)
 {
 	struct mm_struct *mm = current->mm;
@@ -183,6 +184,13 @@ static int spm_pin(struct amdgpu_spm_pin *p, unsigned long addr, u32 size)
 	p->dst.write = spm_pin_write_user;
 	p->dst.priv = p;
 
+	/*
+	 * A writable PFN or I/O mapping (a BO mapped through the render node)
+	 * is written through the mapping: nothing is pinned, nothing charged.
+	 */
+	if (!spm_check_unpinnable(addr, size))
+		goto out;
+
 	if (!capable(CAP_IPC_LOCK)) {
 		if (atomic64_add_return(npages, &mm->pinned_vm) > limit) {
 			atomic64_sub(npages, &mm->pinned_vm);
@@ -199,22 +207,14 @@ static int spm_pin(struct amdgpu_spm_pin *p, unsigned long addr, u32 size)
 
 	pinned = pin_user_pages_fast(addr & PAGE_MASK, npages,
 				     FOLL_WRITE | FOLL_LONGTERM, pages);
-	if (pinned == npages) {
-		p->dst.pages = pages;
-		goto out;
-	}
-	if (pinned > 0)
-		unpin_user_pages(pages, pinned);
-	kvfree(pages);
-
-	/* Not pinnable: fine if it is a writable PFN or I/O mapping */
-	r = spm_check_unpinnable(addr, size);
-	if (r)
+	if (pinned != npages) {
+		if (pinned > 0)
+			unpin_user_pages(pages, pinned);
+		kvfree(pages);
+		r = pinned < 0 ? pinned : -EFAULT;
 		goto err_uncharge;
-	if (p->charged) {
-		atomic64_sub(npages, &mm->pinned_vm);
-		p->charged = false;
 	}
+	p->dst.pages = pages;
 out:
 	p->mm = mm;
 	mmgrab(mm);

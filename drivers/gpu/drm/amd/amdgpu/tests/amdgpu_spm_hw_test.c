@@ -138,8 +138,8 @@ static void spm_hw_acquire_programs(struct kunit *test)
 		KUNIT_EXPECT_GE(test, stop, 0);
 		KUNIT_EXPECT_GT(test, base, stop);
 		KUNIT_EXPECT_GT(test, vmid, base);
-		if (e->m->l->clk_mask)
-			KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_CLK_CNTL) & e->m->l->clk_mask, 0);
+		/* RLC_CLK_CNTL belongs to RLC resume and fini (see the hooks) */
+		KUNIT_EXPECT_LT(test, spm_model_find_write(e->m, i, SPM_R_CLK_CNTL, 0), 0);
 	}
 	expect_clean(test, e, n);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
@@ -147,8 +147,9 @@ static void spm_hw_acquire_programs(struct kunit *test)
 
 /*
  * The first buffer starts the hardware: the ring mode that never stalls
- * (whatever an earlier user left), the SPM clock where the part needs it,
- * and a reset that puts the RLC's write pointer at 0.
+ * (whatever an earlier user left) and a reset that puts the RLC's write
+ * pointer at 0; the SPM clock, where the part needs it, is on since RLC
+ * resume.
  */
 static void spm_hw_start_programs(struct kunit *test)
 {
@@ -183,9 +184,9 @@ static void spm_hw_start_programs(struct kunit *test)
 }
 
 /*
- * RELEASE gives the hardware back: stopped, SPM_VMID "none", no ring,
- * clock off; the rings are freed only after that, and the RLC never writes
- * to freed memory.
+ * RELEASE gives the hardware back: stopped, SPM_VMID "none", no ring; the
+ * rings are freed only after that, and the RLC never writes to freed
+ * memory.
  */
 static void spm_hw_release_gives_back(struct kunit *test)
 {
@@ -213,8 +214,7 @@ static void spm_hw_release_gives_back(struct kunit *test)
 		KUNIT_EXPECT_GE(test, stop, 0);
 		KUNIT_EXPECT_GT(test, vmid, stop);
 		KUNIT_EXPECT_GT(test, base, vmid);
-		if (e->m->l->clk_mask)
-			KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_CLK_CNTL) & e->m->l->clk_mask, 0);
+		KUNIT_EXPECT_LT(test, spm_model_find_write(e->m, i, SPM_R_CLK_CNTL, 0), 0);
 		/* A profiler that starts counting again streams nowhere */
 		spm_model_profiler_start(e->m, i, SAMPLE);
 		KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, i, SAMPLE), 0);
@@ -526,6 +526,245 @@ static void spm_hw_rlc_resume_keeps_vmid(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask, 0xf);
 }
 
+/*
+ * RLC resume parks SPM_VMID at 0xf on every XCC (its reset value is 0,
+ * gc_9_0_default.h), and on GC 9.4.3 switches the SPM clock on.
+ */
+static void spm_hw_resume_parks_vmid(struct kunit *test)
+{
+	unsigned int n = nxcc_of(test), i;
+	struct spm_env *e = hw_env(test, n, SZ_64K);
+
+	spm_model_reset(e->m);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask, 0);
+	KUNIT_ASSERT_EQ(test, e->adev->gfx.rlc.funcs->resume(e->adev), 0);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+				    AMDGPU_SPM_VMID_NONE, "xcc %u", i);
+		if (e->m->l->clk_mask)
+			KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_CLK_CNTL) & e->m->l->clk_mask,
+					e->m->l->clk_mask);
+	}
+}
+
+/*
+ * A queue reset or a soft recovery counts in the device's reset counter
+ * but leaves the RLC alone: SPM streams on, untouched and without loss.
+ */
+static void spm_hw_queue_reset_keeps_streaming(struct kunit *test)
+{
+	unsigned int n = nxcc_of(test), i, nlog;
+	struct spm_env *e = hw_env(test, n, SZ_64K);
+	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+	struct drm_amdgpu_spm_args out;
+
+	amdgpu_spm_backstop_ms = 5;
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
+	for (i = 0; i < n; i++)
+		spm_model_profiler_start(e->m, i, SAMPLE);
+	nlog = e->m->nlog;
+	/* What amdgpu_job_timedout() does after a successful ring reset */
+	atomic_inc(&e->adev->gpu_reset_counter);
+	msleep(50);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_LT(test, spm_model_find_write(e->m, i, SPM_R_CP_PERFMON_CNTL, nlog), 0);
+		KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, i, SAMPLE), SAMPLE);
+	}
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.has_data_loss, 0);
+	KUNIT_EXPECT_EQ(test, out.bytes_copied, n * SAMPLE);
+	expect_clean(test, e, n);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+struct releaser {
+	struct kunit *test;
+	struct spm_env *e;
+	struct completion done;
+	int ret;
+};
+
+static int releaser_fn(void *data)
+{
+	struct releaser *rl = data;
+
+	current->kunit_test = rl->test;
+	rl->ret = spm_env_op(rl->e, rl->e->a, AMDGPU_SPM_OP_RELEASE);
+	complete(&rl->done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/*
+ * RELEASE right after a GPU reset, before the worker programmed the rings
+ * again: the RLC came back with SPM_VMID 0 (its reset value; resume leaves
+ * it alone while the profiler owns it), so release must still stop the
+ * hardware and park SPM_VMID before it frees the rings.
+ */
+static void spm_hw_release_after_reset(struct kunit *test)
+{
+	unsigned int n = nxcc_of(test), i, nlog;
+	struct spm_env *e = hw_env(test, n, SZ_64K);
+	struct amdgpu_device *adev = e->adev;
+	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+	struct releaser rl = { .test = test, .e = e };
+	struct task_struct *t;
+
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
+	init_completion(&rl.done);
+
+	down_write(&adev->reset_domain->sem);
+	spm_model_reset(e->m);
+	atomic_inc(&adev->gpu_reset_counter);
+	KUNIT_ASSERT_EQ(test, adev->gfx.rlc.funcs->resume(adev), 0);
+	nlog = e->m->nlog;
+	t = kthread_run(releaser_fn, &rl, "spm-release");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	msleep(20);
+	/* Release waits for the worker, which waits for the reset */
+	KUNIT_EXPECT_FALSE(test, completion_done(&rl.done));
+	up_write(&adev->reset_domain->sem);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&rl.done, 10 * HZ), 0);
+	kthread_stop(t);
+	KUNIT_EXPECT_EQ(test, rl.ret, 0);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_GE(test, spm_model_find_write(e->m, i, SPM_R_CP_PERFMON_CNTL, nlog), 0);
+		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+				    AMDGPU_SPM_VMID_NONE, "xcc %u", i);
+		KUNIT_EXPECT_EQ(test, ring_base(e, i), 0);
+	}
+	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
+}
+
+struct resetter {
+	struct amdgpu_device *adev;
+	struct completion held;
+	u64 up_ns;
+};
+
+/* A GPU reset that holds the reset domain for 50 ms */
+static int resetter_fn(void *data)
+{
+	struct resetter *rs = data;
+
+	down_write(&rs->adev->reset_domain->sem);
+	complete(&rs->held);
+	msleep(50);
+	WRITE_ONCE(rs->up_ns, ktime_get_ns());
+	up_write(&rs->adev->reset_domain->sem);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/*
+ * The first SET_DEST_BUF returns only once the hardware streams into the
+ * buffer: a profiler starts counting right after it, which a late start
+ * (a reset held the device meanwhile) would reset again.
+ */
+static void spm_hw_first_buffer_waits_for_start(struct kunit *test)
+{
+	unsigned int n = nxcc_of(test), i;
+	struct spm_env *e = hw_env(test, n, SZ_64K);
+	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+	struct resetter rs = { .adev = e->adev };
+	struct task_struct *t;
+	u64 back;
+
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	init_completion(&rs.held);
+	t = kthread_run(resetter_fn, &rs, "spm-reset");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&rs.held);
+	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
+	back = ktime_get_ns();
+	kthread_stop(t);
+	KUNIT_EXPECT_GE(test, back, READ_ONCE(rs.up_ns));
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, spm_state(e, i), SPM_MODEL_DISABLE_AND_RESET);
+		spm_model_profiler_start(e->m, i, SAMPLE);
+		KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, i, SAMPLE), SAMPLE);
+	}
+	expect_clean(test, e, n);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
+ * After unplug, release still stops the hardware and parks SPM_VMID when
+ * the device is there (unbind, module unload: it still streams into the
+ * rings), but not after a surprise removal.
+ */
+static void spm_hw_release_unplugged(struct kunit *test)
+{
+	unsigned int n = nxcc_of(test), i, nlog;
+	struct spm_env *e = hw_env(test, n, SZ_64K);
+	struct drm_device *drm = adev_to_drm(e->adev);
+	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
+	/* What drm_dev_unplug() does to drm_dev_enter() */
+	drm->unplugged = true;
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+	drm->unplugged = false;
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+				AMDGPU_SPM_VMID_NONE);
+		KUNIT_EXPECT_EQ(test, ring_base(e, i), 0);
+	}
+	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
+
+	/* Surprise removal: no register is touched, the rings still go */
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
+	nlog = e->m->nlog;
+	drm->unplugged = true;
+	e->adev->pdev->error_state = pci_channel_io_perm_failure;
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+	e->adev->pdev->error_state = pci_channel_io_normal;
+	drm->unplugged = false;
+	KUNIT_EXPECT_EQ(test, e->m->nlog, nlog);
+	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
+}
+
+/*
+ * The ring check runs while programmed too (acquired, no buffer yet), and
+ * covers SPM_VMID: a command stream that points the RLC elsewhere, or
+ * selects another VMID, gets the partition's SPM taken back.
+ */
+static void spm_hw_tamper_programmed(struct kunit *test)
+{
+	unsigned int n = nxcc_of(test);
+	struct spm_env *e = hw_env(test, n, SZ_64K);
+	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+	int tries;
+
+	amdgpu_spm_backstop_ms = 5;
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	spm_model_write(e->m, n - 1, SPM_R_BASE_LO, 0x1000);
+	for (tries = 0; tries < 200 && (reg(e, 0, SPM_R_MC_CNTL) & e->m->l->vmid_mask) !=
+	     AMDGPU_SPM_VMID_NONE; tries++)
+		usleep_range(5000, 6000);
+	KUNIT_EXPECT_EQ(test, reg(e, 0, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+			AMDGPU_SPM_VMID_NONE);
+	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), -EIO);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+
+	/* Streaming, SPM_VMID changed */
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
+	spm_model_write(e->m, 0, SPM_R_MC_CNTL, 5);
+	for (tries = 0; tries < 200 && ring_base(e, 0); tries++)
+		usleep_range(5000, 6000);
+	KUNIT_EXPECT_EQ(test, ring_base(e, 0), 0);
+	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, NULL), -EIO);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
 /* ---- SPM_VMID and graphics jobs ---- */
 
 static const struct amdgpu_ring_funcs compute_ring_funcs = {
@@ -683,6 +922,12 @@ static struct kunit_case gfx_v9_4_3_cases[] = {
 	KUNIT_CASE(spm_hw_rlc_resume_keeps_vmid),
 	KUNIT_CASE(spm_hw_vmid_gate),
 	KUNIT_CASE(spm_hw_tamper_stops),
+	KUNIT_CASE(spm_hw_resume_parks_vmid),
+	KUNIT_CASE(spm_hw_queue_reset_keeps_streaming),
+	KUNIT_CASE(spm_hw_release_after_reset),
+	KUNIT_CASE(spm_hw_first_buffer_waits_for_start),
+	KUNIT_CASE(spm_hw_release_unplugged),
+	KUNIT_CASE(spm_hw_tamper_programmed),
 	KUNIT_CASE(spm_hw_ring_mode_3_threshold),
 	{}
 };
@@ -699,6 +944,12 @@ static struct kunit_case gfx_v9_0_cases[] = {
 	KUNIT_CASE(spm_hw_rlc_resume_keeps_vmid),
 	KUNIT_CASE(spm_hw_vmid_gate),
 	KUNIT_CASE(spm_hw_tamper_stops),
+	KUNIT_CASE(spm_hw_resume_parks_vmid),
+	KUNIT_CASE(spm_hw_queue_reset_keeps_streaming),
+	KUNIT_CASE(spm_hw_release_after_reset),
+	KUNIT_CASE(spm_hw_first_buffer_waits_for_start),
+	KUNIT_CASE(spm_hw_release_unplugged),
+	KUNIT_CASE(spm_hw_tamper_programmed),
 	KUNIT_CASE(spm_hw_ring_mode_3_threshold),
 	{}
 };

@@ -4,13 +4,14 @@
  *
  * The SPM registers of the RLC model for gfx_v9_0.c, from the base tree's
  * gc_9_0_offset.h and gc_9_0_sh_mask.h (the headers gfx_v9_0.c is built
- * with).
+ * with), and the reset values of gc_9_0_default.h.
  */
 
 #include "amdgpu.h"
 #include "gfx_v9_0.h"
 #include "gc/gc_9_0_offset.h"
 #include "gc/gc_9_0_sh_mask.h"
+#include "asic_reg/gc/gc_9_0_default.h"
 #include "tests/amdgpu_spm_model.h"
 
 const struct spm_model_layout spm_layout_gfx_v9_0 = {
@@ -50,6 +51,8 @@ const struct spm_model_layout spm_layout_gfx_v9_0 = {
 	.vmid_mask = RLC_SPM_MC_CNTL__RLC_SPM_VMID_MASK,
 	/* Nothing says GC 9.4.1/9.4.2 need a clock bit for SPM */
 	.clk_mask = 0,
+	.mc_cntl_default = mmRLC_SPM_MC_CNTL_DEFAULT,
+	.clk_cntl_default = mmRLC_CLK_CNTL_DEFAULT,
 	.lines_mask = RLC_SPM_PERFMON_SEGMENT_SIZE__PERFMON_SEGMENT_SIZE_MASK,
 	.num_xcc = 1,
 };

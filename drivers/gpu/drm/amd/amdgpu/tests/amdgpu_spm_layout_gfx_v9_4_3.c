@@ -50,6 +50,12 @@ const struct spm_model_layout spm_layout_gfx_v9_4_3 = {
 	.vmid_mask = RLC_SPM_MC_CNTL__RLC_SPM_VMID_MASK,
 	/* ROCm's gfx_v9_4_3.c sets it before SPM streams */
 	.clk_mask = RLC_CLK_CNTL__RLC_SPM_CLK_CNTL_MASK,
+	/*
+	 * No gc_9_4_3_default.h exists: the reset values are taken to be 0,
+	 * as RLC_SPM_MC_CNTL's is in gc_9_0_default.h
+	 */
+	.mc_cntl_default = 0,
+	.clk_cntl_default = 0,
 	.lines_mask = RLC_SPM_PERFMON_SEGMENT_SIZE__PERFMON_SEGMENT_SIZE_MASK,
 	.num_xcc = 8,
 };

@@ -427,8 +427,9 @@ void spm_model_profiler_start(struct spm_model *m, u32 xcc, u32 sample)
  * spm_model_reset - the GPU was reset: SPM registers at their reset values
  * @m: the model
  *
- * SPM_VMID 0xf (the value RLC init programs and the SPM manager calls
- * %AMDGPU_SPM_VMID_NONE), everything else 0.
+ * The reset values of the layout (gc_9_0_default.h: RLC_SPM_MC_CNTL 0, so
+ * SPM_VMID 0; RLC_CLK_CNTL 0x3), everything else 0. RLC resume then parks
+ * SPM_VMID at %AMDGPU_SPM_VMID_NONE.
  */
 void spm_model_reset(struct spm_model *m)
 {
@@ -439,7 +440,8 @@ void spm_model_reset(struct spm_model *m)
 	for (i = 0; i < NUM_XCC(m->adev->gfx.xcc_mask); i++) {
 		for (r = 0; r < SPM_R_NUM; r++)
 			m->regs[spm_model_addr(m, i, r)] = 0;
-		m->regs[spm_model_addr(m, i, SPM_R_MC_CNTL)] = AMDGPU_SPM_VMID_NONE;
+		m->regs[spm_model_addr(m, i, SPM_R_MC_CNTL)] = m->l->mc_cntl_default;
+		m->regs[spm_model_addr(m, i, SPM_R_CLK_CNTL)] = m->l->clk_cntl_default;
 		m->x[i].streaming = false;
 		m->x[i].w.pos = 0;
 	}
@@ -561,6 +563,8 @@ struct spm_model *spm_model_create(struct kunit *test,
 	adev->ip_map.logical_to_dev_mask = spm_model_l2d_mask;
 	adev->ip_versions[GC_HWIP][0] = l->ip_version;
 	adev->gfx.xcc_mask = GENMASK(nxcc - 1, 0);
+	/* gmc_v9_0's default GART size for these parts */
+	adev->gmc.gart_size = SZ_512M;
 	adev->firmware.load_type = AMDGPU_FW_LOAD_PSP;
 	mutex_init(&adev->srbm_mutex);
 	mutex_init(&adev->grbm_idx_mutex);
@@ -577,8 +581,9 @@ struct spm_model *spm_model_create(struct kunit *test,
 	ipb.adev = adev;
 	ipb.version = l->ip_block;
 	l->ip_block->funcs->early_init(&ipb);
-	/* What the part's SPM looks like after RLC init */
+	/* Power-on reset, then the real RLC resume, as hw_init runs it */
 	spm_model_reset(m);
+	KUNIT_ASSERT_EQ(test, adev->gfx.rlc.funcs->resume(adev), 0);
 	m->nlog = 0;
 	return m;
 }

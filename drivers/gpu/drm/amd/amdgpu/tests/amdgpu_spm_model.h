@@ -55,6 +55,8 @@ enum spm_model_reg {
  *	it does
  * @lines_mask: RLC_SPM_PERFMON_SEGMENT_SIZE.PERFMON_SEGMENT_SIZE, the lines
  *	of a sample
+ * @mc_cntl_default: reset value of RLC_SPM_MC_CNTL
+ * @clk_cntl_default: reset value of RLC_CLK_CNTL
  * @num_xcc: XCCs of the part
  */
 struct spm_model_layout {
@@ -70,6 +72,8 @@ struct spm_model_layout {
 	u32 vmid_mask;
 	u32 clk_mask;
 	u32 lines_mask;
+	u32 mc_cntl_default;
+	u32 clk_cntl_default;
 	unsigned int num_xcc;
 };
 

@@ -113,6 +113,25 @@ static void spm_acquire_first_wins(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->b, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
+/*
+ * The rings are GART memory: an acquisition whose rings would take more
+ * than a quarter of the GART (512 MiB on these parts) is refused before
+ * anything is allocated.
+ */
+static void spm_acquire_gart_budget(struct kunit *test)
+{
+	struct spm_env *e = spm_env_create(test, &spm_layout_gfx_v9_4_3, 4, SZ_32M);
+
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
+	KUNIT_EXPECT_FALSE(test, amdgpu_spm_busy(e->adev));
+	KUNIT_EXPECT_FALSE(test, amdgpu_spm_xcc_owned(e->adev, 0));
+	/* Smaller rings fit */
+	amdgpu_spm_ring_size = SZ_8M;
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
 static void spm_no_backend(struct kunit *test)
 {
 	struct spm_env *e = env(test, 1);
@@ -615,11 +634,12 @@ static void spm_pin_respects_memlock(struct kunit *test)
 {
 	struct spm_env *e = env(test, 1);
 	unsigned long buf = spm_env_user_buf(test, SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+	unsigned long pfn = spm_pfnmap_buf(test, SZ_64K);
 	struct rlimit *rl = &current->signal->rlim[RLIMIT_MEMLOCK];
 	struct rlimit saved = *rl;
 	const struct cred *old;
 	struct cred *cred;
-	int r1, r2;
+	int r1, r2, r3;
 	s64 pinned;
 
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
@@ -633,6 +653,9 @@ static void spm_pin_respects_memlock(struct kunit *test)
 	task_unlock(current->group_leader);
 	pinned = atomic64_read(&current->mm->pinned_vm);
 	r1 = spm_env_set_buf(e, e->a, buf, SZ_64K, 0, NULL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&current->mm->pinned_vm), pinned);
+	/* Not pinned, so not charged either: a BO mapped through the node */
+	r3 = spm_env_set_buf(e, e->a, pfn, SZ_64K, 0, NULL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&current->mm->pinned_vm), pinned);
 
 	task_lock(current->group_leader);
@@ -649,6 +672,7 @@ static void spm_pin_respects_memlock(struct kunit *test)
 	put_cred(cred);
 
 	KUNIT_EXPECT_EQ(test, r1, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, r3, 0);
 	KUNIT_EXPECT_EQ(test, r2, 0);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 	/* Release unpinned and uncharged */
@@ -1211,6 +1235,7 @@ static struct kunit_suite amdgpu_spm_bench_suite = {
 static struct kunit_case amdgpu_spm_cases[] = {
 	KUNIT_CASE(spm_acquire_first_wins),
 	KUNIT_CASE(spm_no_backend),
+	KUNIT_CASE(spm_acquire_gart_budget),
 	KUNIT_CASE_PARAM(spm_acquire_unwinds, fail_xcc_gen_params),
 	KUNIT_CASE(spm_gfx_reservation_excludes_profiler),
 	KUNIT_CASE(spm_acquire_waits_for_vmid_writers),

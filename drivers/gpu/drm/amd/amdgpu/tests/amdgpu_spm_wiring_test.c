@@ -364,7 +364,8 @@ static void spm_wire_partition_switch_mid_acquire(struct kunit *test)
 
 /*
  * The device goes away while a file holds SPM: amdgpu_driver_unload_kms()
- * gives the hardware back, and the file closed afterwards finds nothing.
+ * gives the hardware back, later calls fail with -ENODEV, and the file
+ * closed afterwards finds nothing.
  */
 static void spm_wire_unload_releases(struct kunit *test)
 {
@@ -378,7 +379,7 @@ static void spm_wire_unload_releases(struct kunit *test)
 	amdgpu_driver_unload_kms(adev_to_drm(w->adev));
 	w->adev->num_ip_blocks = saved;
 	expect_released(test, w, 2);
-	KUNIT_EXPECT_EQ(test, spm_op(w, f, AMDGPU_SPM_OP_ACQUIRE), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, spm_op(w, f, AMDGPU_SPM_OP_ACQUIRE), -ENODEV);
 	amdgpu_kunit_helper_close(test, f);
 	KUNIT_EXPECT_EQ(test, w->e->m->allocs, 0);
 }
