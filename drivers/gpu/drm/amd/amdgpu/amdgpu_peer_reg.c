@@ -81,7 +81,7 @@ enum amdgpu_peer_reg_state {
 };
 
 /* Merged DMA segments stay below what a scatterlist entry can describe. */
-#define AMDGPU_PEER_MAX_SEG	(1ULL << 31)
+#define AMDGPU_PEER_MAX_SEG	BIT_ULL(31)
 
 /* One DMA-contiguous run of a pin; @end is its end offset in the object. */
 struct amdgpu_peer_seg {
@@ -938,11 +938,11 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 	atomic_inc(&mgr->stats.lock_taken);
 	pin = amdgpu_peer_pin_find_locked(mgr, args->obj, args->dma_dev,
 					  args->dir);
-	if (owner->dead)
+	if (owner->dead) {
 		r = -ESRCH;
-	else if (pin && pin->dev->dead)
+	} else if (pin && pin->dev->dead) {
 		r = -ENODEV;
-	else if (pin) {
+	} else if (pin) {
 		pin->users++;
 		pin->dev->busy++;
 	}

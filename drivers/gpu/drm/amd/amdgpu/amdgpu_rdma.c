@@ -475,6 +475,10 @@ static int amdgpu_rdma_get_found(struct amdgpu_rdma_find *f, void *data)
 		owner = amdgpu_peer_owner_create(&amdgpu_rdma_mgr);
 		if (!owner)
 			return -ENOMEM;
+		/*
+		 * Paired with amdgpu_rdma_vm_flush(), which runs without
+		 * the root lock: it sees the owner initialised or NULL.
+		 */
 		smp_store_release(&f->vm->rdma, owner);
 	}
 	if (!f->bo_locked)
@@ -752,6 +756,7 @@ void amdgpu_rdma_vm_invalidate(struct amdgpu_vm *vm, u64 first, u64 last)
  */
 void amdgpu_rdma_vm_flush(struct amdgpu_vm *vm)
 {
+	/* Paired with the smp_store_release() in amdgpu_rdma_get_found(). */
 	struct amdgpu_peer_owner *owner = smp_load_acquire(&vm->rdma);
 
 	if (owner && !amdgpu_peer_owner_idle(owner))

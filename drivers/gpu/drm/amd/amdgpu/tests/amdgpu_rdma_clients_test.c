@@ -240,6 +240,7 @@ struct hfi1_pintree {
 	enum hfi1_version version;
 	const struct amd_rdma_interface *rdma_ops;
 	struct device *dma_device;
+	/* pintree->lock: guards the tree, the LRU list, size and counters */
 	spinlock_t lock;
 	struct rb_root_cached root;
 	struct list_head lru_list;
@@ -345,6 +346,7 @@ static void hfi1_free_node(struct work_struct *work)
 	struct hfi1_pintree *t = n->pintree;
 
 	if (t->version == HFI1_CURRENT) {
+		/* hfi1's: see the node's fields written before the last put */
 		smp_mb();
 		hfi1_node_mmu_unregister(n);
 	}
@@ -988,6 +990,7 @@ struct cxi_md {
 	refcount_t refcount;
 	/* the AC: cac->ac_mutex and its page table */
 	bool cac;
+	/* cac->ac_mutex: guards the ATU entries */
 	struct mutex ac_mutex;
 	unsigned int nptes;
 	struct cxi_pte pte[CXI_MAX_PTES];

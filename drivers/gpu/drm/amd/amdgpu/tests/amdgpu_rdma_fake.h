@@ -10,6 +10,7 @@
 #define __AMDGPU_RDMA_FAKE_H__
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/types.h>
 
 #include <drm/drm_exec.h>
@@ -30,9 +31,9 @@ struct kunit;
  */
 
 /* The NIC sees the fake BOs' memory at DMA addresses from here on. */
-#define RDMA_FAKE_DMA_BASE	(1ULL << 40)
+#define RDMA_FAKE_DMA_BASE	BIT_ULL(40)
 /* ... and a second DMA device at this offset from them. */
-#define RDMA_FAKE_DMA_DEV2	(1ULL << 44)
+#define RDMA_FAKE_DMA_DEV2	BIT_ULL(44)
 #define RDMA_FAKE_GPU_ID	0x4242
 #define RDMA_FAKE_MAX_BOS	16
 #define RDMA_FAKE_RW		(AMDGPU_PTE_READABLE | AMDGPU_PTE_WRITEABLE)
