@@ -101,7 +101,7 @@ struct amd_rdma_interface {
 	 * @get_pages: pin GPU memory and map it for a peer device.
 	 *
 	 * @address and @length give the range in the address space of the
-	 * process @pid. The range must lie inside one GPU VM mapping of one
+	 * process @pid (NULL: the calling process, as in API 2.0). The range must lie inside one GPU VM mapping of one
 	 * buffer object of that process's KFD (ROCm) context, on any of its
 	 * GPUs; memory mapped after it was allocated is found. The buffer is
 	 * pinned (VRAM stays in place, GTT stays resident) and mapped for

@@ -403,8 +403,11 @@ static int amdgpu_rdma_find(u64 address, u64 length, struct pid *pid,
 	int i, r = -EFAULT;
 
 	might_sleep();
-	if (!length || address + length - 1 < address || !pid)
+	if (!length || address + length - 1 < address)
 		return -EINVAL;
+	/* API 2.0: NULL is the calling process. */
+	if (!pid)
+		pid = task_pid(current);
 	if (!READ_ONCE(amdgpu_rdma_ready))
 		return -ENODEV;
 
@@ -500,7 +503,7 @@ static int amdgpu_rdma_get_pages(u64 address, u64 length, struct pid *pid,
 				 void *client_priv)
 {
 	struct amdgpu_rdma_get get = {
-		.pid = pid,
+		.pid = pid ?: task_pid(current),
 		.dma_dev = dma_dev,
 		.free_cb = free_callback,
 		.client_priv = client_priv,

@@ -82,7 +82,8 @@ static const struct rdma_get_case rdma_get_cases[] = {
 	{ "zero length", 0x10000, 0, false, false, false, -EINVAL },
 	{ "wrapping range", ~0ULL - 0xfff, 0x2000, false, false, false,
 	  -EINVAL },
-	{ "no pid", 0x10000, 0x1000, true, false, false, -EINVAL },
+	/* NULL is the calling process, which has no KFD context here */
+	{ "no pid", 0x10000, 0x1000, true, false, false, -ESRCH },
 	{ "no dma device", 0x10000, 0x1000, false, true, false, -EINVAL },
 	{ "no info pointer", 0x10000, 0x1000, false, false, true, -EINVAL },
 	{ "no KFD process", 0x10000, 0x1000, false, false, false, -ESRCH },
@@ -450,8 +451,10 @@ static void rdma_get_pages_dev_and_direction(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, rdma_get(test, GET_VA, SZ_4K, &a), 0);
 	KUNIT_EXPECT_EQ(test, ctx->f->last_dir, DMA_BIDIRECTIONAL);
-	KUNIT_ASSERT_EQ(test, ops->get_pages(GET_VA, SZ_4K, task_pid(current),
-					     ctx->f->nic2, &b, NULL, NULL), 0);
+	/* A NULL pid is the calling process (API 2.0). */
+	KUNIT_ASSERT_EQ(test, ops->get_pages(GET_VA, SZ_4K, NULL, ctx->f->nic2,
+					     &b, NULL, NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, b->pid, task_pid(current));
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 2);
 	KUNIT_EXPECT_EQ(test, sg_dma_address(b->pages->sgl),
 			rdma_fake_dma(ctx->bo, 0) + RDMA_FAKE_DMA_DEV2);
