@@ -101,9 +101,10 @@ struct amd_rdma_interface {
 	 * @get_pages: pin GPU memory and map it for a peer device.
 	 *
 	 * @address and @length give the range in the address space of the
-	 * process @pid (NULL: the calling process, as in API 2.0). The range must lie inside one GPU VM mapping of one
-	 * buffer object of that process's KFD (ROCm) context, on any of its
-	 * GPUs; memory mapped after it was allocated is found. The buffer is
+	 * process @pid (NULL: the calling process, as in API 2.0). The range
+	 * must lie inside one GPU VM mapping of one buffer object of that
+	 * process's KFD (ROCm) context, on any of its GPUs; memory mapped
+	 * after it was allocated is found. The buffer is
 	 * pinned (VRAM stays in place, GTT stays resident) and mapped for
 	 * @dma_dev: for the peer to read only (DMA_TO_DEVICE) if the GPU
 	 * mapping is read-only, for both directions otherwise. Registrations
@@ -126,6 +127,8 @@ struct amd_rdma_interface {
 	 * (a client that watches the CPU mapping itself, as hfi1 does with an
 	 * mmu_interval_notifier, passes NULL). Only the removal of the GPU
 	 * (hot unplug, driver unbind) ends it earlier, without a callback.
+	 * The memory of a buffer the application freed stays pinned, and
+	 * charged to the quota, until such a client puts it.
 	 *
 	 * Otherwise @free_callback(@client_priv) is called exactly once if,
 	 * before the client put the registration, the GPU VM mapping the
@@ -179,8 +182,8 @@ struct amd_rdma_interface {
 	 * from inside or after the free callback, and after the process, its
 	 * VMs or the GPU are gone; it returns 0 and touches nothing but the
 	 * registration. A client puts each registration at most once. A
-	 * client need not put after the free callback (cxi and older hfi1
-	 * never do): amdgpu keeps at most amdgpu.rdma_max_tombstones
+	 * client need not put after the free callback (cxi, and older hfi1
+	 * with its cache on, never do): amdgpu keeps at most amdgpu.rdma_max_tombstones
 	 * registrations whose callback ran and that were not put, and frees
 	 * the oldest beyond that. That is the one limit: a client that puts
 	 * after the callback must do so before that many other callbacks
