@@ -30,6 +30,7 @@
 #ifndef AMD_RDMA_H_
 #define AMD_RDMA_H_
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 struct device;
@@ -38,14 +39,18 @@ struct sg_table;
 
 /*
  * API versions. Clients test AMD_RDMA_MAJOR to pick the get_pages()
- * signature and AMD_RDMA_MINOR for the guarantees below.
+ * signature. What a client may rely on at run time is what
+ * amdkfd_rdma_capabilities() reports: a module built against this header
+ * may be loaded with an amdgpu that implements an older one.
  *
  * 1.0 Original API until ROCm 4.1; AMD_RDMA_MAJOR/MINOR undefined.
  * 2.0 get_pages() takes the peer's DMA device (dma-mapping/IOMMU support);
  *     struct amd_p2p_info lost its kfd_proc member.
- * 2.1 The free callback is delivered whenever the GPU mapping goes away;
- *     put_pages() may be called from any context, and after or from inside
- *     the callback; &amd_rdma_interface.flush_put_pages added.
+ * 2.1 The rules below: free callbacks are called, a NULL callback asks
+ *     for persistent pages, put_pages() may be called at any time and in
+ *     any context; amdkfd_rdma_capabilities() and
+ *     amdkfd_rdma_synchronize() added. &struct amd_rdma_interface is
+ *     unchanged.
  */
 #define AMD_RDMA_MAJOR 2
 #define AMD_RDMA_MINOR 1
@@ -54,10 +59,9 @@ struct sg_table;
  * struct amd_p2p_info - a registration of GPU memory for a peer device
  *
  * Filled in by &amd_rdma_interface.get_pages and owned by amdgpu: clients
- * read it and must not modify or free it. It stays valid until the client
- * hands it back with &amd_rdma_interface.put_pages or, when the client does
- * not, until the owning process's GPU state is torn down (see
- * &amd_rdma_interface.put_pages for the exact rule).
+ * read it and must not modify or free it. All of it, @pages and its
+ * scatterlist included, stays readable until the client hands it back with
+ * &amd_rdma_interface.put_pages (see there for the one limit).
  */
 struct amd_p2p_info {
 	/**
@@ -71,10 +75,12 @@ struct amd_p2p_info {
 	struct pid *pid;
 	/**
 	 * @pages: DMA addresses of [@va, @va + @size) for the DMA device given
-	 * to get_pages(). The entries carry DMA addresses and lengths only
-	 * (sg_dma_address(), sg_dma_len()); they have no struct page and must
-	 * not be mapped again or touched by the CPU. Set to NULL once the free
-	 * callback has returned: from then on the addresses are invalid.
+	 * to get_pages(), in address order; the lengths add up to @size and
+	 * an entry may have any length and alignment. The entries carry DMA
+	 * addresses and lengths only (sg_dma_address(), sg_dma_len()); they
+	 * have no struct page and must not be mapped again or touched by the
+	 * CPU. Never NULL, and not changed until put; once a free callback
+	 * for this registration has returned, the addresses are invalid.
 	 */
 	struct sg_table *pages;
 	/** @priv: amdgpu private data; clients must not touch it. */
@@ -86,53 +92,75 @@ struct amd_p2p_info {
  *
  * Returned by amdkfd_query_rdma_interface(). Unless stated otherwise every
  * operation runs in process context, may sleep, and takes amdgpu and KFD
- * locks (the KFD process mutex, the VM and BO reservations), so it must not
- * be called with locks held that a free callback of the same client takes
- * (see @get_pages) and never from inside a free callback.
+ * locks (the KFD process mutex, the VM and BO reservations), so it must
+ * not be called from a free callback; a client may hold its own locks
+ * around it, including ones its free callback takes.
  */
 struct amd_rdma_interface {
 	/**
 	 * @get_pages: pin GPU memory and map it for a peer device.
 	 *
 	 * @address and @length give the range in the address space of the
-	 * process @pid. The range must lie inside one GPU VM mapping of one
-	 * buffer object of that process's KFD (ROCm) context, on any of its
-	 * GPUs; memory mapped after it was allocated is found. The buffer is
+	 * process @pid (NULL: the calling process, as in API 2.0). The range
+	 * must lie inside one GPU VM mapping of one buffer object of that
+	 * process's KFD (ROCm) context, on any of its GPUs; memory mapped
+	 * after it was allocated is found. The buffer is
 	 * pinned (VRAM stays in place, GTT stays resident) and mapped for
-	 * @dma_dev; VRAM is mapped peer to peer only where
-	 * pci_p2pdma_distance() allows it between the GPU and @dma_dev.
-	 * Registrations of one buffer for one @dma_dev share one pin and one
+	 * @dma_dev: for the peer to read only (DMA_TO_DEVICE) if the GPU
+	 * mapping is read-only, for both directions otherwise. Registrations
+	 * of one buffer for one @dma_dev and direction share one pin and one
 	 * DMA mapping; every call returns its own &struct amd_p2p_info.
 	 *
-	 * @free_callback(@client_priv) is called exactly once if the GPU
-	 * mapping the range was found through goes away before the client put
-	 * the registration: the application unmapped or freed the memory
-	 * (KFD unmap/free, GEM VA unmap, clear or replace, GEM handle close)
-	 * or the process exits. It may also be called when a mapping that
-	 * merely overlaps is changed; the client must cope with a spurious
-	 * call by getting the pages again. It is called in process context
-	 * with no amdgpu or KFD lock held, after the path that removed the
-	 * mapping dropped its locks and before that path returns to user
-	 * space, so the freeing thread cannot reuse the address range before
-	 * every callback has returned. (Another thread of the application
-	 * reusing the range concurrently is an application bug.) It may sleep
-	 * and should wait there for the peer's in-flight DMA: the DMA
-	 * addresses stay valid until it returns, and are unmapped and unpinned
-	 * right after. In the callback the client may call @put_pages for this
-	 * registration, but must not call @get_pages, @is_gpu_address or
-	 * @get_page_size. It may take the client's own locks, including one
-	 * the client holds around @get_pages: the callback runs without amdgpu
-	 * or KFD locks, so this does not deadlock. @free_callback may be NULL.
+	 * VRAM is mapped peer to peer where pci_p2pdma_distance() allows it
+	 * between the GPU and @dma_dev. The administrator can vouch for a
+	 * topology that function does not know with the amdgpu.rdma_p2p=1
+	 * module parameter, or forbid P2P to VRAM with amdgpu.rdma_p2p=0.
+	 *
+	 * The bytes registered (@length, per registration) are charged to a
+	 * quota of the GPU, the amdgpu.rdma_pin_limit_mb module parameter;
+	 * @put_pages gives them back at once, so a client that puts idle
+	 * registrations on -ENOSPC can retry right away.
+	 *
+	 * If @free_callback is NULL, the registration is persistent: the
+	 * memory stays pinned and mapped for @dma_dev until the client puts
+	 * it, whatever the application does with the buffer or its mappings
+	 * (a client that watches the CPU mapping itself, as hfi1 does with an
+	 * mmu_interval_notifier, passes NULL). Only the removal of the GPU
+	 * (hot unplug, driver unbind) ends it earlier, without a callback.
+	 * The memory of a buffer the application freed stays pinned, and
+	 * charged to the quota, until such a client puts it.
+	 *
+	 * Otherwise @free_callback(@client_priv) is called exactly once if,
+	 * before the client put the registration, the GPU VM mapping the
+	 * range was found through goes away (the application unmapped or
+	 * freed the memory: KFD unmap/free, GEM VA unmap, clear or replace,
+	 * GEM handle close; or its process exits), the GPU is reset (GPU
+	 * recovery, RAS), or the GPU is removed. It may also be called when a
+	 * mapping that merely overlaps is changed; the client gets the pages
+	 * again. It is called in process context with no amdgpu or KFD lock
+	 * held: for a mapping removed by a system call, after that call
+	 * dropped its locks and before it returns to user space, so the
+	 * freeing thread cannot reuse the address range before every callback
+	 * has returned (another thread of the application reusing the range
+	 * concurrently is an application bug); at GPU reset from a workqueue,
+	 * while the reset goes on. It may sleep, and should wait there for the
+	 * peer's DMA still in flight: the DMA addresses stay valid until it
+	 * returns, and are unmapped and unpinned right after. It may take
+	 * the client's own locks and may call @put_pages for this
+	 * registration, but must not call the other operations.
 	 *
 	 * Context: process context, may sleep.
 	 * Return: 0 and *@amd_p2p_data set on success. On failure a negative
 	 * errno and *@amd_p2p_data is left untouched: -EINVAL for a NULL
-	 * pointer, zero @length or an overflowing range; -ESRCH if @pid has no
-	 * KFD process; -EFAULT if no GPU mapping covers the whole range, the
-	 * range crosses mappings, or the mapping is a PRT (sparse) mapping;
-	 * -EOPNOTSUPP for userptr, doorbell, MMIO and imported (dma-buf)
-	 * memory; -EREMOTEIO (or the pin's error) if VRAM cannot reach
-	 * @dma_dev peer to peer; -ENOSPC if the pin quota is exhausted; -ENOMEM.
+	 * pointer, zero @length or an overflowing range; -ENODEV if the
+	 * interface is not set up or the GPU is going away; -ESRCH if @pid
+	 * has no KFD process; -EFAULT if no GPU mapping covers the whole
+	 * range, the range crosses mappings, or the mapping is a PRT (sparse)
+	 * or unreadable mapping; -EOPNOTSUPP for memory that is not a user
+	 * buffer of the process in VRAM or GTT (kernel buffers mapped into
+	 * every VM, userptr, doorbell, MMIO, imported dma-buf, encrypted);
+	 * -EREMOTEIO if VRAM cannot reach @dma_dev peer to peer; -ENOSPC
+	 * over the GPU's quota; -ENOMEM; or the error of pinning or mapping.
 	 */
 	int (*get_pages)(u64 address, u64 length, struct pid *pid,
 			 struct device *dma_dev,
@@ -144,22 +172,23 @@ struct amd_rdma_interface {
 	 *
 	 * Never blocks and may be called from any context, hard IRQ included:
 	 * the sleeping part (unpin, DMA unmap, buffer release) is deferred to
-	 * a workqueue, which holds a reference on the DMA device until it ran
-	 * (see @flush_put_pages). After it returns the client must not touch
-	 * the &struct amd_p2p_info; *@amd_p2p_data is set to NULL. If the free
-	 * callback has not started yet it will not be called. If it is running
-	 * on another thread, put_pages() does not wait for it.
+	 * a workqueue (see amdkfd_rdma_synchronize()). *@amd_p2p_data is set
+	 * to NULL; after the call the client must not touch the &struct
+	 * amd_p2p_info. If the free callback has not started yet it will not
+	 * be called; if it is running on another thread, put_pages() does not
+	 * wait for it.
 	 *
-	 * It may be called before, from inside or after the free callback.
-	 * After the callback the registration stays as a tombstone (@pages is
-	 * NULL) until it is put or until the owning process's GPU state is
-	 * torn down; a client that never puts after the callback (as cxi does)
-	 * leaks nothing past the process. A put of a tombstone after that
-	 * process is gone is a use after free: clients that put late must do
-	 * so from inside the callback, or ensure their put happens before the
-	 * GPU process state goes away. This differs from NVIDIA's
-	 * nvidia_p2p_put_pages(), which must not be called after the free
-	 * callback.
+	 * It may be called at any time after get_pages() returned: before,
+	 * from inside or after the free callback, and after the process, its
+	 * VMs or the GPU are gone; it returns 0 and touches nothing but the
+	 * registration. A client puts each registration at most once. A
+	 * client need not put after the free callback (cxi, and older hfi1
+	 * with its cache on, never do): amdgpu keeps at most amdgpu.rdma_max_tombstones
+	 * registrations whose callback ran and that were not put, and frees
+	 * the oldest beyond that. That is the one limit: a client that puts
+	 * after the callback must do so before that many other callbacks
+	 * without a put have happened. NVIDIA's nvidia_p2p_put_pages(), in
+	 * contrast, must not be called after the free callback.
 	 *
 	 * Context: any.
 	 * Return: 0, or -EINVAL if @amd_p2p_data or *@amd_p2p_data is NULL.
@@ -167,7 +196,7 @@ struct amd_rdma_interface {
 	int (*put_pages)(struct amd_p2p_info **amd_p2p_data);
 	/**
 	 * @is_gpu_address: whether @address lies in a GPU VM mapping of the
-	 * KFD process @pid that get_pages() could accept.
+	 * KFD process @pid that get_pages() would accept.
 	 *
 	 * Context: process context, may sleep; takes the same locks as
 	 * @get_pages.
@@ -175,29 +204,28 @@ struct amd_rdma_interface {
 	 */
 	int (*is_gpu_address)(u64 address, struct pid *pid);
 	/**
-	 * @get_page_size: the size of the physically contiguous, naturally
-	 * aligned chunks the range is made of.
+	 * @get_page_size: the granularity to build page tables for the range
+	 * with.
 	 *
-	 * Once the buffer is pinned (a registration exists) this is the real
-	 * granularity of its placement; before that it is a lower bound:
-	 * PAGE_SIZE. Always a power of two.
+	 * Both known clients round [@address, @address + @length) out to
+	 * this size before they call get_pages() on the result, and cxi
+	 * maps the NIC's pages at this size. So the size is safe for that:
+	 * rounding the range out to it stays inside the GPU mapping, and the
+	 * DMA addresses get_pages() returns are contiguous and aligned within
+	 * every such page. It depends only on the range and on the GPU
+	 * mapping, not on earlier calls or on where the memory is placed:
+	 * the largest power of two not above PAGE_SIZE that keeps the
+	 * rounded range inside the mapping (PAGE_SIZE unless the mapping is
+	 * smaller or less aligned than a CPU page). Larger DMA-contiguous
+	 * runs show in the entries of &amd_p2p_info.pages.
 	 *
 	 * Context: process context, may sleep; takes the same locks as
 	 * @get_pages.
 	 * Return: 0 and *@page_size set, or a negative errno as for
-	 * @get_pages.
+	 * @get_pages (-EINVAL also for a NULL @page_size).
 	 */
 	int (*get_page_size)(u64 address, u64 length, struct pid *pid,
 			     unsigned long *page_size);
-	/**
-	 * @flush_put_pages: wait until the deferred part of every put_pages()
-	 * issued before the call has run, including the reference each holds
-	 * on its DMA device. A peer driver calls it before unloading (since
-	 * 2.1: test AMD_RDMA_MINOR >= 1 before using it).
-	 *
-	 * Context: process context, may sleep; not from a free callback.
-	 */
-	void (*flush_put_pages)(void);
 };
 
 /**
@@ -209,5 +237,47 @@ struct amd_rdma_interface {
  * the interface up (no KFD, or its workqueue could not be allocated).
  */
 int amdkfd_query_rdma_interface(const struct amd_rdma_interface **rdma);
+
+/* Free callbacks are called, as &amd_rdma_interface.get_pages says. */
+#define AMD_RDMA_CAP_FREE_CALLBACK	BIT_ULL(0)
+/* A NULL free callback asks for pages pinned and mapped until put. */
+#define AMD_RDMA_CAP_PERSISTENT		BIT_ULL(1)
+/* put_pages() never blocks and may be called from hard IRQ. */
+#define AMD_RDMA_CAP_PUT_ANY_CONTEXT	BIT_ULL(2)
+/* put_pages() after the callback or the process is fine (returns 0). */
+#define AMD_RDMA_CAP_LATE_PUT		BIT_ULL(3)
+/* Free callbacks also at GPU reset and GPU removal. */
+#define AMD_RDMA_CAP_DEVICE_EVENTS	BIT_ULL(4)
+
+/**
+ * amdkfd_rdma_capabilities - what this amdgpu guarantees its peers
+ *
+ * Since 2.1. A client looks it up at run time, so that it also loads with
+ * an amdgpu that does not have it (and then relies on none of it), e.g.::
+ *
+ *	u64 (*caps)(void) = symbol_get(amdkfd_rdma_capabilities);
+ *	u64 c = caps ? caps() : 0;
+ *
+ *	if (caps)
+ *		symbol_put(amdkfd_rdma_capabilities);
+ *
+ * Context: any.
+ * Return: a mask of AMD_RDMA_CAP_* bits; 0 if the interface is not set up.
+ */
+u64 amdkfd_rdma_capabilities(void);
+
+/**
+ * amdkfd_rdma_synchronize - wait for callbacks and deferred releases
+ *
+ * Since 2.1 (look it up with symbol_get() as amdkfd_rdma_capabilities()).
+ * Returns when every release deferred by a put_pages() issued before the
+ * call has run, including the reference each held on its DMA device, and
+ * no free callback is running anywhere. A peer driver calls it before it
+ * unloads, after it stopped calling get_pages(), so that no code or data
+ * of the module is in use by amdgpu any more.
+ *
+ * Context: process context, may sleep; not from a free callback.
+ */
+void amdkfd_rdma_synchronize(void);
 
 #endif /* AMD_RDMA_H_ */

@@ -26,215 +26,331 @@
  *
  * The core behind &struct amd_rdma_interface. It knows nothing about buffer
  * objects: an owner (for amdgpu, a VM) holds registrations keyed by a page
- * range (the VM mapping a registration was found through), and a manager
- * shares one pin per (object, DMA device) between registrations.
+ * range (the VM mapping a registration was found through), a device (a GPU)
+ * holds the pins of its memory and their quota, and the manager shares one
+ * pin per (object, DMA device, direction) between registrations.
  *
- * A registration moves through these states, all changed under the owner's
- * irq-safe spinlock:
+ * Every state change happens under the manager's irq-safe spinlock. A
+ * registration is in one of these states:
  *
- * - LIVE: in the owner's interval tree. amdgpu_peer_invalidate() (called by
- *   the path that removes the mapping, under that path's locks) moves it to
- *   the owner's dying list: DYING.
+ * - LIVE: in its owner's interval tree, pinned. amdgpu_peer_invalidate()
+ *   (called by the path that removes the mapping, under that path's locks)
+ *   moves a registration with a free callback to its owner's dying list,
+ *   DYING, and one without (persistent) out of the owner, DETACHED.
+ * - DETACHED: persistent, its mapping gone, still pinned and mapped until
+ *   the client puts it. Only a device revocation ends it otherwise.
  * - DYING: amdgpu_peer_owner_flush(), called by the same path after it
- *   dropped its locks (or the backstop worker), takes it off the list:
- *   IN_CALLBACK, and calls the free callback without any lock but the
- *   owner's callback mutex. When the callback returns, the pages are
- *   unmapped and unpinned, and the registration becomes a TOMBSTONE on the
- *   owner's list, or is freed if the client put it meanwhile.
- * - TOMBSTONE: only the &struct amd_p2p_info is left, pages NULL, so that a
- *   late put is harmless. Freed by that put or by amdgpu_peer_owner_fini().
- * - GONE: amdgpu_peer_owner_fini() is freeing the tombstone. A put that
- *   raced the callback and still holds the pointer finds this state and
- *   does nothing; the owner waits for such puts (an RCU grace period)
- *   before it frees the tombstones and before the owner itself can go.
- * - RELEASED: put. The sleeping part of the release runs on the manager's
- *   workqueue, so amdgpu_peer_put() never blocks.
+ *   dropped its locks (or the backstop worker), takes it off the list,
+ *   IN_CALLBACK, and calls the free callback without any core lock. When
+ *   the callback returns, the pin is dropped and the registration becomes a
+ *   TOMBSTONE, or is freed if the client put it meanwhile.
+ * - TOMBSTONE: nothing but its own allocation: the &struct amd_p2p_info and
+ *   its table stay readable until the client puts it, at any time and in
+ *   any context. The manager keeps at most &amdgpu_peer_mgr.max_tombstones
+ *   of them and frees the oldest beyond that, for clients that never put
+ *   after the callback. A client cannot be told apart from one that will
+ *   put later, and a put names a registration by its address only: once
+ *   that memory went back to the allocator it may be a new registration's.
+ *   So only the oldest tombstones are freed, and the limit is what bounds
+ *   both the memory of clients that never put and the delay of a late put.
+ * - RELEASED: put (or reclaimed). The sleeping part of the release runs on
+ *   the manager's workqueue, so amdgpu_peer_put() never blocks.
  *
- * A put of a LIVE or DYING registration releases it without a callback; a
- * put during the callback is recorded and honoured when the callback
- * returns.
+ * A put of a LIVE, DETACHED or DYING registration releases it without a
+ * callback; a put during the callback is recorded and honoured when the
+ * callback returns. Every registration that is not RELEASED is in the
+ * manager's hash of registrations, so a put of one the core no longer knows
+ * (reclaimed, or put twice) is recognised without touching it and returns 0.
  */
 
 #include <linux/device.h>
-#include <linux/log2.h>
 #include <linux/pid.h>
-#include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/overflow.h>
 
 #include "amdgpu_peer_reg.h"
 
 enum amdgpu_peer_reg_state {
 	AMDGPU_PEER_LIVE,
+	AMDGPU_PEER_DETACHED,
 	AMDGPU_PEER_DYING,
 	AMDGPU_PEER_IN_CALLBACK,
 	AMDGPU_PEER_TOMBSTONE,
 	AMDGPU_PEER_RELEASED,
-	AMDGPU_PEER_GONE,
+};
+
+/* Merged DMA segments stay below what a scatterlist entry can describe. */
+#define AMDGPU_PEER_MAX_SEG	BIT_ULL(31)
+
+/* One DMA-contiguous run of a pin; @end is its end offset in the object. */
+struct amdgpu_peer_seg {
+	dma_addr_t addr;
+	u64 end;
 };
 
 /*
- * A pin and DMA mapping of one object for one DMA device, shared by all
- * registrations of that pair.
+ * A pin and DMA mapping of one object for one DMA device and direction,
+ * shared by all registrations of that triple. Everything but @segs, @nsegs
+ * and the immutable keys is guarded by the manager's lock.
  */
 struct amdgpu_peer_pin {
-	struct hlist_node node;		/* in mgr->pins, under mgr->pin_lock */
+	struct hlist_node node;		/* in mgr->pins while users > 0 */
+	struct list_head dev_link;	/* in dev->pins while users > 0 */
+	struct list_head regs;		/* registrations holding it */
+	struct amdgpu_peer_dev *dev;
 	void *obj;
 	struct device *dma_dev;
+	enum dma_data_direction dir;
 	struct sg_table *sgt;
-	u64 size;
-	unsigned int users;		/* under mgr->pin_lock */
+	unsigned int users;
+	unsigned int nsegs;
+	struct amdgpu_peer_seg *segs;
 };
 
 struct amdgpu_peer_reg {
 	struct amd_p2p_info info;
-	struct amdgpu_peer_owner *owner;
 	struct amdgpu_peer_mgr *mgr;
-	/* node in owner->regs while LIVE */
+	/* in mgr->regs unless RELEASED */
+	struct hlist_node hnode;
+	/* LIVE, DYING and IN_CALLBACK only */
+	struct amdgpu_peer_owner *owner;
+	/* until the pin is dropped; then NULL */
+	struct amdgpu_peer_pin *pin;
+	/* in owner->regs while LIVE */
 	struct interval_tree_node it;
-	/* on owner->dying or owner->tombstones */
+	/* on owner->dying while DYING, on mgr->tombstones while TOMBSTONE */
 	struct list_head link;
+	/* on pin->regs while it holds the pin */
+	struct list_head pin_link;
 	enum amdgpu_peer_reg_state state;
 	bool put_pending;
-	/* set once pages, pin and dma_dev are dropped */
-	bool dropped;
-	struct amdgpu_peer_pin *pin;
-	struct sg_table *view;
-	struct device *dma_dev;
+	/* bytes charged to pin->dev, returned at put, callback or revoke */
+	u64 charge;
 	void (*free_cb)(void *client_priv);
 	void *client_priv;
 	struct work_struct release_work;
+	struct sg_table table;
+	struct scatterlist sgl[];
 };
 
-static void amdgpu_peer_pin_put(struct amdgpu_peer_mgr *mgr,
-				struct amdgpu_peer_pin *pin)
+static void amdgpu_peer_lock(struct amdgpu_peer_mgr *mgr, unsigned long *flags)
+	__acquires(&mgr->lock)
 {
-	bool last;
+	spin_lock_irqsave(&mgr->lock, *flags);
+}
 
-	mutex_lock(&mgr->pin_lock);
-	last = !--pin->users;
-	if (last) {
-		hash_del(&pin->node);
-		mgr->pinned -= pin->size;
-	}
-	mutex_unlock(&mgr->pin_lock);
-	if (!last)
-		return;
-
-	/* Outside pin_lock: unpin takes the object's reservation. */
-	mgr->ops->unpin(mgr, pin->obj, pin->dma_dev, pin->sgt);
-	atomic_inc(&mgr->stats.unpins);
-	put_device(pin->dma_dev);
-	kfree(pin);
+static void amdgpu_peer_unlock(struct amdgpu_peer_mgr *mgr,
+			       unsigned long flags)
+	__releases(&mgr->lock)
+{
+	spin_unlock_irqrestore(&mgr->lock, flags);
 }
 
 static struct amdgpu_peer_pin *
-amdgpu_peer_pin_get(struct amdgpu_peer_mgr *mgr, void *obj, u64 size,
-		    struct device *dma_dev)
+amdgpu_peer_pin_find_locked(struct amdgpu_peer_mgr *mgr, void *obj,
+			    struct device *dma_dev,
+			    enum dma_data_direction dir)
 {
 	struct amdgpu_peer_pin *pin;
-	int r;
 
-	mutex_lock(&mgr->pin_lock);
-	hash_for_each_possible(mgr->pins, pin, node, (unsigned long)obj) {
-		if (pin->obj == obj && pin->dma_dev == dma_dev) {
-			pin->users++;
-			goto out;
-		}
-	}
+	lockdep_assert_held(&mgr->lock);
+	hash_for_each_possible(mgr->pins, pin, node, (unsigned long)obj)
+		if (pin->obj == obj && pin->dma_dev == dma_dev &&
+		    pin->dir == dir)
+			return pin;
+	return NULL;
+}
 
-	if (size > mgr->quota || mgr->pinned > mgr->quota - size) {
-		pin = ERR_PTR(-ENOSPC);
-		goto out;
-	}
-	pin = kzalloc(sizeof(*pin), GFP_KERNEL);
-	if (!pin) {
-		pin = ERR_PTR(-ENOMEM);
-		goto out;
-	}
-	r = mgr->ops->pin(mgr, obj, dma_dev, &pin->sgt);
-	if (r) {
-		kfree(pin);
-		pin = ERR_PTR(r);
-		goto out;
-	}
-	atomic_inc(&mgr->stats.pins);
-	pin->obj = obj;
-	pin->dma_dev = get_device(dma_dev);
-	pin->size = size;
-	pin->users = 1;
-	mgr->pinned += size;
-	hash_add(mgr->pins, &pin->node, (unsigned long)obj);
-out:
-	mutex_unlock(&mgr->pin_lock);
+/* Drop a user; returns the pin if that was the last one, for destroy. */
+static struct amdgpu_peer_pin *
+amdgpu_peer_pin_unuse_locked(struct amdgpu_peer_mgr *mgr,
+			     struct amdgpu_peer_pin *pin)
+{
+	lockdep_assert_held(&mgr->lock);
+	if (--pin->users)
+		return NULL;
+	hash_del(&pin->node);
+	list_del_init(&pin->dev_link);
 	return pin;
 }
 
-/*
- * Build the DMA-only table of [offset, offset + length) of the pinned
- * object. It describes a part of the shared mapping and maps nothing.
- */
-static struct sg_table *amdgpu_peer_view(struct sg_table *src, u64 offset,
-					 u64 length)
+static void amdgpu_peer_pin_destroy(struct amdgpu_peer_mgr *mgr,
+				    struct amdgpu_peer_pin *pin)
 {
-	u64 end = offset + length, pos = 0;
-	struct scatterlist *s, *d;
-	struct sg_table *sgt;
+	might_sleep();
+	mgr->ops->unpin(mgr, pin->obj, pin->dma_dev, pin->dir, pin->sgt);
+	atomic_inc(&mgr->stats.unpins);
+	put_device(pin->dma_dev);
+	kvfree(pin->segs);
+	kfree(pin);
+}
+
+/*
+ * Record the DMA-contiguous runs of a pin with their end offsets, so that a
+ * registration's table is built with a binary search instead of walks over
+ * every segment of the object.
+ */
+static int amdgpu_peer_pin_segs(struct amdgpu_peer_mgr *mgr,
+				struct amdgpu_peer_pin *pin)
+{
+	struct amdgpu_peer_seg *segs;
+	struct scatterlist *s;
+	dma_addr_t next = 0;
+	u64 run = 0, pos = 0;
 	unsigned int n = 0;
 	int i;
 
-	for_each_sgtable_dma_sg(src, s, i) {
-		u64 len = sg_dma_len(s);
-
-		if (pos + len > offset && pos < end)
+	/* First count the runs, then fill them in. */
+	for_each_sgtable_dma_sg(pin->sgt, s, i) {
+		if (!n || sg_dma_address(s) != next ||
+		    run + sg_dma_len(s) > AMDGPU_PEER_MAX_SEG) {
 			n++;
-		pos += len;
-	}
-	if (!n || pos < end)
-		return ERR_PTR(-EFAULT);
-
-	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
-	if (!sgt)
-		return ERR_PTR(-ENOMEM);
-	if (sg_alloc_table(sgt, n, GFP_KERNEL)) {
-		kfree(sgt);
-		return ERR_PTR(-ENOMEM);
-	}
-
-	pos = 0;
-	d = sgt->sgl;
-	for_each_sgtable_dma_sg(src, s, i) {
-		u64 len = sg_dma_len(s);
-		u64 from = max(pos, offset), to = min(pos + len, end);
-
-		if (from < to) {
-			sg_set_page(d, NULL, to - from, 0);
-			sg_dma_address(d) = sg_dma_address(s) + (from - pos);
-			sg_dma_len(d) = to - from;
-			d = sg_next(d);
+			run = 0;
 		}
-		pos += len;
+		run += sg_dma_len(s);
+		next = sg_dma_address(s) + sg_dma_len(s);
 	}
-	return sgt;
+	if (!n)
+		return -EFAULT;
+	segs = kvmalloc_array(n, sizeof(*segs), GFP_KERNEL);
+	if (!segs)
+		return -ENOMEM;
+	atomic_inc(&mgr->stats.allocs);
+
+	n = 0;
+	run = 0;
+	for_each_sgtable_dma_sg(pin->sgt, s, i) {
+		if (!n || sg_dma_address(s) != next ||
+		    run + sg_dma_len(s) > AMDGPU_PEER_MAX_SEG) {
+			segs[n].addr = sg_dma_address(s);
+			n++;
+			run = 0;
+		}
+		run += sg_dma_len(s);
+		pos += sg_dma_len(s);
+		segs[n - 1].end = pos;
+		next = sg_dma_address(s) + sg_dma_len(s);
+	}
+	pin->segs = segs;
+	pin->nsegs = n;
+	return 0;
 }
 
-static void amdgpu_peer_view_free(struct sg_table *sgt)
+/*
+ * Create the pin of (@args->obj, @args->dma_dev, @args->dir). The caller
+ * holds the object's lock, so nobody else creates the same pin meanwhile.
+ * Returns it with one user and a busy count on the device, both the
+ * caller's.
+ */
+static struct amdgpu_peer_pin *
+amdgpu_peer_pin_create(struct amdgpu_peer_mgr *mgr,
+		       const struct amdgpu_peer_reg_args *args)
 {
-	sg_free_table(sgt);
-	kfree(sgt);
+	struct amdgpu_peer_dev *dev = args->dev;
+	struct amdgpu_peer_pin *pin;
+	unsigned long flags;
+	int r;
+
+	if (WARN_ON(!dev || dev->mgr != mgr))
+		return ERR_PTR(-EINVAL);
+
+	amdgpu_peer_lock(mgr, &flags);
+	r = dev->dead ? -ENODEV : 0;
+	if (!r)
+		dev->busy++;
+	amdgpu_peer_unlock(mgr, flags);
+	if (r)
+		return ERR_PTR(r);
+
+	pin = kzalloc(sizeof(*pin), GFP_KERNEL);
+	if (!pin) {
+		r = -ENOMEM;
+		goto err_busy;
+	}
+	atomic_inc(&mgr->stats.allocs);
+	r = mgr->ops->pin(mgr, args->obj, args->dma_dev, args->dir, &pin->sgt);
+	if (r)
+		goto err_free;
+	pin->obj = args->obj;
+	pin->dma_dev = get_device(args->dma_dev);
+	pin->dir = args->dir;
+	pin->dev = dev;
+	pin->users = 1;
+	INIT_LIST_HEAD(&pin->regs);
+	INIT_LIST_HEAD(&pin->dev_link);
+	atomic_inc(&mgr->stats.pins);
+	r = amdgpu_peer_pin_segs(mgr, pin);
+	if (r)
+		goto err_unpin;
+
+	amdgpu_peer_lock(mgr, &flags);
+	if (dev->dead) {
+		/* Revoked while we pinned: it waits for us (busy). */
+		amdgpu_peer_unlock(mgr, flags);
+		r = -ENODEV;
+		goto err_unpin;
+	}
+	hash_add(mgr->pins, &pin->node, (unsigned long)pin->obj);
+	list_add_tail(&pin->dev_link, &dev->pins);
+	amdgpu_peer_unlock(mgr, flags);
+	return pin;
+
+err_unpin:
+	amdgpu_peer_pin_destroy(mgr, pin);
+	goto err_busy;
+err_free:
+	kfree(pin);
+err_busy:
+	amdgpu_peer_lock(mgr, &flags);
+	dev->busy--;
+	amdgpu_peer_unlock(mgr, flags);
+	wake_up_all(&mgr->cb_wq);
+	return ERR_PTR(r);
 }
 
-/* Drop what makes a registration usable: the view, the pin, the device. */
-static void amdgpu_peer_reg_drop(struct amdgpu_peer_reg *reg)
+/* Index of the run holding byte @offset of the object, or nsegs. */
+static unsigned int amdgpu_peer_seg_find(struct amdgpu_peer_mgr *mgr,
+					 const struct amdgpu_peer_pin *pin,
+					 u64 offset)
 {
-	if (reg->dropped)
-		return;
-	reg->dropped = true;
-	amdgpu_peer_view_free(reg->view);
-	reg->view = NULL;
-	amdgpu_peer_pin_put(reg->mgr, reg->pin);
-	reg->pin = NULL;
-	put_device(reg->dma_dev);
+	unsigned int lo = 0, hi = pin->nsegs;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		atomic_inc(&mgr->stats.seg_visits);
+		if (pin->segs[mid].end > offset)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Fill @reg's table with the part [@offset, @end) of @pin, from run @i. */
+static void amdgpu_peer_view(struct amdgpu_peer_mgr *mgr,
+			     struct amdgpu_peer_reg *reg,
+			     const struct amdgpu_peer_pin *pin,
+			     unsigned int i, unsigned int n, u64 offset,
+			     u64 end)
+{
+	struct scatterlist *d;
+	unsigned int k;
+
+	sg_init_table(reg->sgl, n);
+	for (k = 0, d = reg->sgl; k < n; k++, i++, d++) {
+		u64 start = i ? pin->segs[i - 1].end : 0;
+		u64 from = max(start, offset), to = min(pin->segs[i].end, end);
+
+		atomic_inc(&mgr->stats.seg_visits);
+		d->length = to - from;
+		sg_dma_address(d) = pin->segs[i].addr + (from - start);
+		sg_dma_len(d) = to - from;
+	}
+	reg->table.sgl = reg->sgl;
+	reg->table.nents = n;
+	reg->table.orig_nents = n;
 }
 
 static void amdgpu_peer_reg_free(struct amdgpu_peer_reg *reg)
@@ -244,13 +360,170 @@ static void amdgpu_peer_reg_free(struct amdgpu_peer_reg *reg)
 	kfree(reg);
 }
 
+static void amdgpu_peer_reg_unhash_locked(struct amdgpu_peer_reg *reg)
+{
+	lockdep_assert_held(&reg->mgr->lock);
+	hash_del(&reg->hnode);
+}
+
+static struct amdgpu_peer_reg *
+amdgpu_peer_reg_lookup_locked(struct amdgpu_peer_mgr *mgr,
+			      const struct amd_p2p_info *info)
+{
+	struct amdgpu_peer_reg *reg;
+
+	lockdep_assert_held(&mgr->lock);
+	hash_for_each_possible(mgr->regs, reg, hnode, (unsigned long)info)
+		if (&reg->info == info)
+			return reg;
+	return NULL;
+}
+
+static void amdgpu_peer_reg_uncharge_locked(struct amdgpu_peer_reg *reg)
+{
+	lockdep_assert_held(&reg->mgr->lock);
+	if (reg->charge) {
+		reg->pin->dev->charged -= reg->charge;
+		reg->charge = 0;
+	}
+}
+
+/*
+ * Let go of the pin: the quota, the pin's list and a user. Returns the pin
+ * if this was its last user; the caller destroys it without the lock.
+ */
+static struct amdgpu_peer_pin *
+amdgpu_peer_reg_drop_pin_locked(struct amdgpu_peer_reg *reg)
+{
+	struct amdgpu_peer_pin *pin = reg->pin;
+
+	lockdep_assert_held(&reg->mgr->lock);
+	if (!pin)
+		return NULL;
+	amdgpu_peer_reg_uncharge_locked(reg);
+	list_del_init(&reg->pin_link);
+	reg->pin = NULL;
+	return amdgpu_peer_pin_unuse_locked(reg->mgr, pin);
+}
+
+/*
+ * Make @reg a tombstone. Returns the oldest tombstone, already RELEASED and
+ * unhashed, if there are now too many; the caller frees it.
+ */
+static struct amdgpu_peer_reg *
+amdgpu_peer_tombstone_locked(struct amdgpu_peer_reg *reg)
+{
+	struct amdgpu_peer_mgr *mgr = reg->mgr;
+	struct amdgpu_peer_reg *old;
+
+	lockdep_assert_held(&mgr->lock);
+	reg->state = AMDGPU_PEER_TOMBSTONE;
+	reg->owner = NULL;
+	list_add_tail(&reg->link, &mgr->tombstones);
+	mgr->nr_tombstones++;
+	atomic_inc(&mgr->stats.tombstones);
+	if (!mgr->max_tombstones || mgr->nr_tombstones <= mgr->max_tombstones)
+		return NULL;
+
+	old = list_first_entry(&mgr->tombstones, struct amdgpu_peer_reg, link);
+	list_del_init(&old->link);
+	mgr->nr_tombstones--;
+	atomic_dec(&mgr->stats.tombstones);
+	atomic_inc(&mgr->stats.reclaimed);
+	old->state = AMDGPU_PEER_RELEASED;
+	amdgpu_peer_reg_unhash_locked(old);
+	return old;
+}
+
 static void amdgpu_peer_release_work(struct work_struct *work)
 {
 	struct amdgpu_peer_reg *reg =
 		container_of(work, struct amdgpu_peer_reg, release_work);
+	struct amdgpu_peer_mgr *mgr = reg->mgr;
+	struct amdgpu_peer_pin *pin;
+	unsigned long flags;
 
-	amdgpu_peer_reg_drop(reg);
+	amdgpu_peer_lock(mgr, &flags);
+	pin = amdgpu_peer_reg_drop_pin_locked(reg);
+	amdgpu_peer_unlock(mgr, flags);
+	if (pin)
+		amdgpu_peer_pin_destroy(mgr, pin);
 	amdgpu_peer_reg_free(reg);
+}
+
+/* LIVE -> DYING (with a callback) or DETACHED (persistent). */
+static bool amdgpu_peer_reg_detach_locked(struct amdgpu_peer_reg *reg)
+{
+	lockdep_assert_held(&reg->mgr->lock);
+	interval_tree_remove(&reg->it, &reg->owner->regs);
+	if (!reg->free_cb) {
+		reg->state = AMDGPU_PEER_DETACHED;
+		reg->owner = NULL;
+		return false;
+	}
+	reg->state = AMDGPU_PEER_DYING;
+	list_add_tail(&reg->link, &reg->owner->dying);
+	return true;
+}
+
+/* DYING or LIVE -> IN_CALLBACK, counted until amdgpu_peer_reg_call(). */
+static void amdgpu_peer_reg_start_cb_locked(struct amdgpu_peer_reg *reg)
+{
+	lockdep_assert_held(&reg->mgr->lock);
+	reg->state = AMDGPU_PEER_IN_CALLBACK;
+	reg->owner->cbs_running++;
+	reg->pin->dev->busy++;
+	reg->mgr->cbs_running++;
+}
+
+/*
+ * Call the free callback of an IN_CALLBACK registration, then drop its pin
+ * and make it a tombstone, or free it if it was put meanwhile. No lock may
+ * be held that the callback could take.
+ */
+static void amdgpu_peer_reg_call(struct amdgpu_peer_reg *reg)
+{
+	struct amdgpu_peer_owner *owner = reg->owner;
+	struct amdgpu_peer_mgr *mgr = reg->mgr;
+	struct amdgpu_peer_dev *dev = reg->pin->dev;
+	struct amdgpu_peer_reg *old = NULL;
+	struct amdgpu_peer_pin *pin;
+	unsigned long flags;
+	bool put;
+
+	reg->free_cb(reg->client_priv);
+	atomic_inc(&mgr->stats.callbacks);
+
+	/*
+	 * The client has stopped using the addresses. The table stays as it
+	 * is (readable until put); the pin goes.
+	 */
+	amdgpu_peer_lock(mgr, &flags);
+	pin = amdgpu_peer_reg_drop_pin_locked(reg);
+	put = reg->put_pending;
+	if (put) {
+		reg->state = AMDGPU_PEER_RELEASED;
+		reg->owner = NULL;
+		amdgpu_peer_reg_unhash_locked(reg);
+	} else {
+		old = amdgpu_peer_tombstone_locked(reg);
+	}
+	amdgpu_peer_unlock(mgr, flags);
+
+	if (pin)
+		amdgpu_peer_pin_destroy(mgr, pin);
+	if (put)
+		amdgpu_peer_reg_free(reg);
+	if (old)
+		amdgpu_peer_reg_free(old);
+
+	/* Only now, with the pin gone, does the callback count as done. */
+	amdgpu_peer_lock(mgr, &flags);
+	owner->cbs_running--;
+	dev->busy--;
+	mgr->cbs_running--;
+	amdgpu_peer_unlock(mgr, flags);
+	wake_up_all(&mgr->cb_wq);
 }
 
 static void amdgpu_peer_flush_work(struct work_struct *work)
@@ -263,52 +536,82 @@ static void amdgpu_peer_flush_work(struct work_struct *work)
  * amdgpu_peer_mgr_init - initialise a manager
  * @mgr: the manager
  * @ops: how to pin and unpin objects
- * @quota: bytes that may be pinned at once; more gets -ENOSPC
  *
  * Return: 0 or -ENOMEM.
  */
 int amdgpu_peer_mgr_init(struct amdgpu_peer_mgr *mgr,
-			 const struct amdgpu_peer_pin_ops *ops, u64 quota)
+			 const struct amdgpu_peer_pin_ops *ops)
 {
 	memset(mgr, 0, sizeof(*mgr));
 	mgr->wq = alloc_workqueue("amdgpu_peer", WQ_UNBOUND, 0);
 	if (!mgr->wq)
 		return -ENOMEM;
 	mgr->ops = ops;
-	mgr->quota = quota;
-	mutex_init(&mgr->pin_lock);
+	spin_lock_init(&mgr->lock);
 	hash_init(mgr->pins);
+	hash_init(mgr->regs);
+	INIT_LIST_HEAD(&mgr->tombstones);
+	init_waitqueue_head(&mgr->cb_wq);
 	return 0;
 }
 
+static bool amdgpu_peer_mgr_quiet(struct amdgpu_peer_mgr *mgr)
+{
+	unsigned long flags;
+	bool quiet;
+
+	amdgpu_peer_lock(mgr, &flags);
+	quiet = !mgr->cbs_running;
+	amdgpu_peer_unlock(mgr, flags);
+	return quiet;
+}
+
 /**
- * amdgpu_peer_mgr_flush - wait for the deferred releases queued so far
+ * amdgpu_peer_mgr_synchronize - wait for callbacks and deferred releases
  * @mgr: the manager
  *
- * Waits for every release queued by amdgpu_peer_put() before the call,
- * which also drops the DMA device references those registrations held.
+ * Waits until every release queued by amdgpu_peer_put() before the call has
+ * run (which also drops the DMA device references those registrations
+ * held) and no free callback is running anywhere.
  *
  * Context: process context; not from a free callback or the manager's
  * workqueue.
  */
-void amdgpu_peer_mgr_flush(struct amdgpu_peer_mgr *mgr)
+void amdgpu_peer_mgr_synchronize(struct amdgpu_peer_mgr *mgr)
 {
+	might_sleep();
 	flush_workqueue(mgr->wq);
+	wait_event(mgr->cb_wq, amdgpu_peer_mgr_quiet(mgr));
 }
 
 /**
  * amdgpu_peer_mgr_fini - tear a manager down
  * @mgr: the manager
  *
- * Every owner must have been finished. Waits for the deferred releases and
- * warns about registrations or pins that are left.
+ * Every owner must have been destroyed and every device revoked. Waits for
+ * the deferred releases and frees the tombstones of clients that never put
+ * them (their modules are gone by now). Warns about anything else left.
  */
 void amdgpu_peer_mgr_fini(struct amdgpu_peer_mgr *mgr)
 {
+	struct amdgpu_peer_reg *reg, *tmp;
+	unsigned long flags;
+	LIST_HEAD(tombs);
+
 	destroy_workqueue(mgr->wq);
+	amdgpu_peer_lock(mgr, &flags);
+	list_for_each_entry_safe(reg, tmp, &mgr->tombstones, link) {
+		amdgpu_peer_reg_unhash_locked(reg);
+		list_move_tail(&reg->link, &tombs);
+	}
+	mgr->nr_tombstones = 0;
+	amdgpu_peer_unlock(mgr, flags);
+	list_for_each_entry_safe(reg, tmp, &tombs, link) {
+		atomic_dec(&mgr->stats.tombstones);
+		amdgpu_peer_reg_free(reg);
+	}
 	WARN_ON(atomic_read(&mgr->stats.regs));
 	WARN_ON(!hash_empty(mgr->pins));
-	mutex_destroy(&mgr->pin_lock);
 }
 
 /**
@@ -321,85 +624,204 @@ void amdgpu_peer_mgr_fini(struct amdgpu_peer_mgr *mgr)
 bool amdgpu_peer_mgr_obj_pinned(struct amdgpu_peer_mgr *mgr, void *obj)
 {
 	struct amdgpu_peer_pin *pin;
+	unsigned long flags;
 	bool found = false;
 
-	mutex_lock(&mgr->pin_lock);
+	amdgpu_peer_lock(mgr, &flags);
 	hash_for_each_possible(mgr->pins, pin, node, (unsigned long)obj)
 		found |= pin->obj == obj;
-	mutex_unlock(&mgr->pin_lock);
+	amdgpu_peer_unlock(mgr, flags);
 	return found;
 }
 
 /**
- * amdgpu_peer_sgt_page_size - contiguity of a DMA mapping
- * @sgt: DMA-mapped table
- *
- * A chunk size P describes the mapping if every segment's DMA address is
- * P-aligned and every segment but the last is a multiple of P long. The
- * chunks must also lie in the mapping: P is at most the longest segment,
- * however well its address happens to be aligned.
- *
- * Return: the largest such power of two, at least PAGE_SIZE.
+ * amdgpu_peer_dev_init - initialise a provider device
+ * @mgr: the manager
+ * @dev: the device
+ * @limit: most bytes its registrations may be charged at once
  */
-unsigned long amdgpu_peer_sgt_page_size(struct sg_table *sgt)
+void amdgpu_peer_dev_init(struct amdgpu_peer_mgr *mgr,
+			  struct amdgpu_peer_dev *dev, u64 limit)
 {
-	struct scatterlist *s;
-	u64 bits = 0, longest = 0;
-	int i;
-
-	for_each_sgtable_dma_sg(sgt, s, i) {
-		bits |= sg_dma_address(s);
-		if (i + 1 < sgt->nents)
-			bits |= sg_dma_len(s);
-		longest = max_t(u64, longest, sg_dma_len(s));
-	}
-	if (longest)
-		bits |= rounddown_pow_of_two(longest);
-	if (!bits)
-		return PAGE_SIZE;
-	return max_t(unsigned long, PAGE_SIZE, 1UL << __ffs64(bits));
+	memset(dev, 0, sizeof(*dev));
+	dev->mgr = mgr;
+	dev->limit = limit;
+	INIT_LIST_HEAD(&dev->pins);
 }
 
 /**
- * amdgpu_peer_mgr_page_size - contiguity of an object's current pin
- * @mgr: the manager
- * @obj: the object
+ * amdgpu_peer_dev_invalidate - detach every revocable registration of a
+ * device's memory, and have its callback run from the workqueue
+ * @dev: the device
  *
- * Return: amdgpu_peer_sgt_page_size() of a pin of @obj, or 0 if it has none.
+ * For a GPU reset: the DMA addresses of its memory may stop working, so
+ * every client that asked for a callback gets one. Persistent registrations
+ * stay. The callbacks run asynchronously; the caller does not wait for
+ * them (a callback may wait for locks or I/O the reset holds up). Until a
+ * callback returned its pin stays, so nothing else is placed in that
+ * memory meanwhile.
+ *
+ * Context: any; takes the manager's irq-safe spinlock.
+ * Return: the number of registrations detached.
  */
-unsigned long amdgpu_peer_mgr_page_size(struct amdgpu_peer_mgr *mgr,
-					void *obj)
+unsigned int amdgpu_peer_dev_invalidate(struct amdgpu_peer_dev *dev)
 {
+	struct amdgpu_peer_mgr *mgr = dev->mgr;
 	struct amdgpu_peer_pin *pin;
-	unsigned long size = 0;
+	struct amdgpu_peer_reg *reg;
+	unsigned long flags;
+	unsigned int n = 0;
 
-	mutex_lock(&mgr->pin_lock);
-	hash_for_each_possible(mgr->pins, pin, node, (unsigned long)obj) {
-		if (pin->obj == obj) {
-			size = amdgpu_peer_sgt_page_size(pin->sgt);
-			break;
+	amdgpu_peer_lock(mgr, &flags);
+	list_for_each_entry(pin, &dev->pins, dev_link) {
+		list_for_each_entry(reg, &pin->regs, pin_link) {
+			if (reg->state != AMDGPU_PEER_LIVE || !reg->free_cb)
+				continue;
+			amdgpu_peer_reg_detach_locked(reg);
+			queue_work(mgr->wq, &reg->owner->flush_work);
+			n++;
 		}
 	}
-	mutex_unlock(&mgr->pin_lock);
-	return size;
+	amdgpu_peer_unlock(mgr, flags);
+	atomic_add(n, &mgr->stats.invalidated);
+	return n;
+}
+
+static bool amdgpu_peer_dev_idle(struct amdgpu_peer_dev *dev)
+{
+	unsigned long flags;
+	bool idle;
+
+	amdgpu_peer_lock(dev->mgr, &flags);
+	idle = !dev->busy && list_empty(&dev->pins);
+	amdgpu_peer_unlock(dev->mgr, flags);
+	return idle;
 }
 
 /**
- * amdgpu_peer_owner_init - initialise an owner of registrations
- * @owner: the owner
- * @mgr: the manager its registrations pin through
+ * amdgpu_peer_dev_revoke - end every registration of a device's memory
+ * @dev: the device, going away
+ *
+ * For hot unplug and driver unbind: calls the free callback of every
+ * registration that has one, ends persistent registrations without one
+ * (there is nobody to tell), drops every pin of the device while it can
+ * still be unpinned, and refuses new ones. Returns when no callback on the
+ * device's memory is running anywhere and every pin is gone. Registrations
+ * stay tombstones until put.
+ *
+ * Context: process context, may sleep; no lock a callback could take may
+ * be held.
  */
-void amdgpu_peer_owner_init(struct amdgpu_peer_owner *owner,
-			    struct amdgpu_peer_mgr *mgr)
+void amdgpu_peer_dev_revoke(struct amdgpu_peer_dev *dev)
 {
+	struct amdgpu_peer_mgr *mgr = dev->mgr;
+	struct amdgpu_peer_reg *reg, *tmp, *old;
+	struct amdgpu_peer_pin *pin, *ptmp, *last;
+	LIST_HEAD(unpins);
+	LIST_HEAD(olds);
+	LIST_HEAD(cbs);
+	unsigned long flags;
+
+	might_sleep();
+	amdgpu_peer_lock(mgr, &flags);
+	dev->dead = true;
+	list_for_each_entry_safe(pin, ptmp, &dev->pins, dev_link) {
+		list_for_each_entry_safe(reg, tmp, &pin->regs, pin_link) {
+			switch (reg->state) {
+			case AMDGPU_PEER_LIVE:
+				if (reg->free_cb) {
+					interval_tree_remove(&reg->it,
+							     &reg->owner->regs);
+					break;
+				}
+				amdgpu_peer_reg_detach_locked(reg);
+				fallthrough;
+			case AMDGPU_PEER_DETACHED:
+				/* Persistent: ended, with nobody to tell. */
+				last = amdgpu_peer_reg_drop_pin_locked(reg);
+				if (last)
+					list_add_tail(&last->dev_link,
+						      &unpins);
+				old = amdgpu_peer_tombstone_locked(reg);
+				if (old)
+					list_add_tail(&old->link, &olds);
+				atomic_inc(&mgr->stats.revoked);
+				continue;
+			case AMDGPU_PEER_DYING:
+				list_del_init(&reg->link);
+				break;
+			default:
+				/* A callback or a release elsewhere. */
+				continue;
+			}
+			amdgpu_peer_reg_start_cb_locked(reg);
+			list_add_tail(&reg->link, &cbs);
+			atomic_inc(&mgr->stats.revoked);
+		}
+	}
+	amdgpu_peer_unlock(mgr, flags);
+
+	list_for_each_entry_safe(pin, ptmp, &unpins, dev_link) {
+		list_del_init(&pin->dev_link);
+		amdgpu_peer_pin_destroy(mgr, pin);
+	}
+	list_for_each_entry_safe(reg, tmp, &olds, link)
+		amdgpu_peer_reg_free(reg);
+	list_for_each_entry_safe(reg, tmp, &cbs, link) {
+		list_del_init(&reg->link);
+		amdgpu_peer_reg_call(reg);
+	}
+	/* Releases queued by puts, callbacks run by other threads. */
+	flush_workqueue(mgr->wq);
+	wait_event(mgr->cb_wq, amdgpu_peer_dev_idle(dev));
+}
+
+/**
+ * amdgpu_peer_owner_create - create an owner of registrations
+ * @mgr: the manager its registrations pin through
+ *
+ * Return: the owner, or NULL without memory.
+ */
+struct amdgpu_peer_owner *amdgpu_peer_owner_create(struct amdgpu_peer_mgr *mgr)
+{
+	struct amdgpu_peer_owner *owner;
+
+	owner = kzalloc(sizeof(*owner), GFP_KERNEL);
+	if (!owner)
+		return NULL;
 	owner->mgr = mgr;
-	spin_lock_init(&owner->lock);
 	owner->regs = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&owner->dying);
-	INIT_LIST_HEAD(&owner->tombstones);
-	owner->dead = false;
-	mutex_init(&owner->cb_lock);
 	INIT_WORK(&owner->flush_work, amdgpu_peer_flush_work);
+	return owner;
+}
+
+/**
+ * amdgpu_peer_owner_idle - whether an owner has no callback to run
+ * @owner: the owner
+ *
+ * Return: true if no registration of @owner is dying or in its callback.
+ */
+bool amdgpu_peer_owner_idle(struct amdgpu_peer_owner *owner)
+{
+	unsigned long flags;
+	bool idle;
+
+	amdgpu_peer_lock(owner->mgr, &flags);
+	idle = list_empty(&owner->dying) && !owner->cbs_running;
+	amdgpu_peer_unlock(owner->mgr, flags);
+	return idle;
+}
+
+static bool amdgpu_peer_owner_quiet(struct amdgpu_peer_owner *owner)
+{
+	unsigned long flags;
+	bool quiet;
+
+	amdgpu_peer_lock(owner->mgr, &flags);
+	quiet = !owner->cbs_running;
+	amdgpu_peer_unlock(owner->mgr, flags);
+	return quiet;
 }
 
 /**
@@ -408,100 +830,70 @@ void amdgpu_peer_owner_init(struct amdgpu_peer_owner *owner,
  *
  * Calls the free callback of every registration amdgpu_peer_invalidate()
  * detached and nobody put, then unmaps and unpins. Returns only after every
- * callback of @owner that was started before, by this or another thread,
- * has returned. Call it after dropping the locks held around
- * amdgpu_peer_invalidate() and before returning to user space.
+ * callback of @owner's registrations that was started before, by this or
+ * another thread, has returned and its pin is gone. Call it after dropping
+ * the locks held around amdgpu_peer_invalidate() and before returning to
+ * user space.
  *
  * Context: process context, may sleep; no lock a callback could take may
  * be held; not from a free callback.
  */
 void amdgpu_peer_owner_flush(struct amdgpu_peer_owner *owner)
 {
+	struct amdgpu_peer_mgr *mgr = owner->mgr;
 	struct amdgpu_peer_reg *reg;
 	unsigned long flags;
-	bool put;
 
 	might_sleep();
-	mutex_lock(&owner->cb_lock);
 	for (;;) {
-		spin_lock_irqsave(&owner->lock, flags);
+		amdgpu_peer_lock(mgr, &flags);
 		reg = list_first_entry_or_null(&owner->dying,
 					       struct amdgpu_peer_reg, link);
 		if (reg) {
 			list_del_init(&reg->link);
-			reg->state = AMDGPU_PEER_IN_CALLBACK;
+			amdgpu_peer_reg_start_cb_locked(reg);
 		}
-		spin_unlock_irqrestore(&owner->lock, flags);
+		amdgpu_peer_unlock(mgr, flags);
 		if (!reg)
 			break;
-
-		if (reg->free_cb) {
-			reg->free_cb(reg->client_priv);
-			atomic_inc(&owner->mgr->stats.callbacks);
-		}
-
-		/*
-		 * The client has stopped using the pages: take them away
-		 * before anyone can see the tombstone, so that a put racing
-		 * with this does not drop them twice.
-		 */
-		WRITE_ONCE(reg->info.pages, NULL);
-		amdgpu_peer_reg_drop(reg);
-
-		spin_lock_irqsave(&owner->lock, flags);
-		put = reg->put_pending;
-		if (put) {
-			reg->state = AMDGPU_PEER_RELEASED;
-		} else {
-			reg->state = AMDGPU_PEER_TOMBSTONE;
-			list_add_tail(&reg->link, &owner->tombstones);
-		}
-		spin_unlock_irqrestore(&owner->lock, flags);
-		if (put)
-			amdgpu_peer_reg_free(reg);
+		amdgpu_peer_reg_call(reg);
 	}
-	mutex_unlock(&owner->cb_lock);
+	wait_event(mgr->cb_wq, amdgpu_peer_owner_quiet(owner));
 }
 
 /**
- * amdgpu_peer_owner_fini - tear an owner down
+ * amdgpu_peer_owner_destroy - the address space goes away
  * @owner: the owner
  *
- * Detaches every live registration, runs the callbacks, and frees the
- * tombstones: a client that never put leaks nothing past the owner. After
- * this, the &struct amd_p2p_info of @owner's registrations are gone.
+ * Detaches every live registration and runs the callbacks; persistent
+ * registrations stay pinned until put. Then frees @owner: nothing points to
+ * it any more.
  *
  * Context: process context, may sleep; no lock a callback could take may
  * be held.
  */
-void amdgpu_peer_owner_fini(struct amdgpu_peer_owner *owner)
+void amdgpu_peer_owner_destroy(struct amdgpu_peer_owner *owner)
 {
-	struct amdgpu_peer_reg *reg, *tmp;
+	struct amdgpu_peer_mgr *mgr = owner->mgr;
+	struct interval_tree_node *it;
 	unsigned long flags;
-	LIST_HEAD(tombs);
+	unsigned int n = 0;
 
-	spin_lock_irqsave(&owner->lock, flags);
+	amdgpu_peer_lock(mgr, &flags);
 	owner->dead = true;
-	spin_unlock_irqrestore(&owner->lock, flags);
-	amdgpu_peer_invalidate(owner, 0, U64_MAX);
+	while ((it = interval_tree_iter_first(&owner->regs, 0, U64_MAX))) {
+		amdgpu_peer_reg_detach_locked(container_of(it,
+							   struct amdgpu_peer_reg,
+							   it));
+		n++;
+	}
+	amdgpu_peer_unlock(mgr, flags);
+	atomic_add(n, &mgr->stats.invalidated);
+
 	cancel_work_sync(&owner->flush_work);
 	amdgpu_peer_owner_flush(owner);
-
-	spin_lock_irqsave(&owner->lock, flags);
-	list_for_each_entry(reg, &owner->tombstones, link)
-		reg->state = AMDGPU_PEER_GONE;
-	list_splice_init(&owner->tombstones, &tombs);
-	spin_unlock_irqrestore(&owner->lock, flags);
-	/*
-	 * A put that started while its callback ran may not have reached
-	 * @owner's lock yet: amdgpu_peer_put() looks at the registration
-	 * and @owner under rcu_read_lock(), so wait for it.
-	 */
-	if (!list_empty(&tombs))
-		synchronize_rcu();
-	list_for_each_entry_safe(reg, tmp, &tombs, link)
-		amdgpu_peer_reg_free(reg);
-	mutex_destroy(&owner->cb_lock);
+	WARN_ON(!amdgpu_peer_owner_idle(owner));
+	kfree(owner);
 }
 
 /**
@@ -510,81 +902,129 @@ void amdgpu_peer_owner_fini(struct amdgpu_peer_owner *owner)
  * @args: what to register
  * @info: where to return the registration
  *
- * Shares or creates the pin of (@args->obj, @args->dma_dev) and builds the
- * DMA table of the asked range. The caller must hold the locks that
- * serialise it against amdgpu_peer_invalidate() of the key range (for
- * amdgpu: the VM root reservation), so that a registration is never
- * added to a mapping that is already gone.
+ * Shares the pin of (@args->obj, @args->dma_dev, @args->dir), or creates it
+ * when @args->may_pin, and builds the DMA table of the asked range. The
+ * caller must hold the locks that serialise it against
+ * amdgpu_peer_invalidate() of the key range (for amdgpu: the VM root
+ * reservation), so that a registration is never added to a mapping that is
+ * already gone. *@info is set in the same critical section that makes the
+ * registration live, so a callback racing the caller's return sees it.
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep. Takes no sleeping lock itself.
  * Return: 0 and *@info set, or a negative errno and *@info untouched:
- * -ENOSPC over quota, -ESRCH if @owner is being torn down, -EFAULT if the
- * range is outside the object, -ENOMEM, or the pin's error.
+ * -EAGAIN without @args->may_pin when no pin exists yet, -ENOSPC over the
+ * device's quota, -ESRCH if @owner is being destroyed, -ENODEV if the
+ * device was revoked, -EFAULT if the range is outside the object, -ENOMEM,
+ * or the pin's error.
  */
 int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 			 const struct amdgpu_peer_reg_args *args,
 			 struct amd_p2p_info **info)
 {
 	struct amdgpu_peer_mgr *mgr = owner->mgr;
+	struct amdgpu_peer_pin *pin, *last;
+	struct amdgpu_peer_dev *dev;
 	struct amdgpu_peer_reg *reg;
+	u64 end = args->offset + args->length;
+	unsigned int i, n;
 	unsigned long flags;
-	int r;
+	int r = 0;
 
-	if (!args->length || args->offset + args->length < args->offset ||
-	    args->offset + args->length > args->obj_size ||
+	if (!args->length || end < args->offset || end > args->obj_size ||
 	    args->first > args->last)
 		return -EFAULT;
 
-	reg = kzalloc(sizeof(*reg), GFP_KERNEL);
-	if (!reg)
-		return -ENOMEM;
-	reg->owner = owner;
+	amdgpu_peer_lock(mgr, &flags);
+	atomic_inc(&mgr->stats.lock_taken);
+	pin = amdgpu_peer_pin_find_locked(mgr, args->obj, args->dma_dev,
+					  args->dir);
+	if (owner->dead) {
+		r = -ESRCH;
+	} else if (pin && pin->dev->dead) {
+		r = -ENODEV;
+	} else if (pin) {
+		pin->users++;
+		pin->dev->busy++;
+	}
+	amdgpu_peer_unlock(mgr, flags);
+	if (r)
+		return r;
+	if (!pin) {
+		if (!args->may_pin)
+			return -EAGAIN;
+		pin = amdgpu_peer_pin_create(mgr, args);
+		if (IS_ERR(pin))
+			return PTR_ERR(pin);
+	}
+	dev = pin->dev;
+
+	i = amdgpu_peer_seg_find(mgr, pin, args->offset);
+	for (n = 0; i + n < pin->nsegs; n++)
+		if ((i + n ? pin->segs[i + n - 1].end : 0) >= end)
+			break;
+	if (!n || pin->segs[pin->nsegs - 1].end < end) {
+		r = -EFAULT;
+		goto err_pin;
+	}
+
+	reg = kzalloc(struct_size(reg, sgl, n), GFP_KERNEL);
+	if (!reg) {
+		r = -ENOMEM;
+		goto err_pin;
+	}
+	atomic_inc(&mgr->stats.allocs);
 	reg->mgr = mgr;
 	reg->it.start = args->first;
 	reg->it.last = args->last;
 	INIT_LIST_HEAD(&reg->link);
+	INIT_LIST_HEAD(&reg->pin_link);
 	INIT_WORK(&reg->release_work, amdgpu_peer_release_work);
 	reg->free_cb = args->free_cb;
 	reg->client_priv = args->client_priv;
-
-	reg->pin = amdgpu_peer_pin_get(mgr, args->obj, args->obj_size,
-				       args->dma_dev);
-	if (IS_ERR(reg->pin)) {
-		r = PTR_ERR(reg->pin);
-		goto err_free;
-	}
-	reg->view = amdgpu_peer_view(reg->pin->sgt, args->offset,
-				     args->length);
-	if (IS_ERR(reg->view)) {
-		r = PTR_ERR(reg->view);
-		goto err_unpin;
-	}
-	reg->dma_dev = get_device(args->dma_dev);
+	amdgpu_peer_view(mgr, reg, pin, i, n, args->offset, end);
 	reg->info.va = args->va;
 	reg->info.size = args->length;
-	reg->info.pid = get_pid(args->pid);
-	reg->info.pages = reg->view;
+	reg->info.pages = &reg->table;
 	reg->info.priv = reg;
-	atomic_inc(&mgr->stats.regs);
 
-	spin_lock_irqsave(&owner->lock, flags);
-	if (owner->dead) {
-		spin_unlock_irqrestore(&owner->lock, flags);
-		amdgpu_peer_reg_drop(reg);
-		amdgpu_peer_reg_free(reg);
-		return -ESRCH;
+	amdgpu_peer_lock(mgr, &flags);
+	atomic_inc(&mgr->stats.lock_taken);
+	if (owner->dead)
+		r = -ESRCH;
+	else if (dev->dead)
+		r = -ENODEV;
+	else if (args->length > dev->limit - dev->charged)
+		r = -ENOSPC;
+	if (r) {
+		amdgpu_peer_unlock(mgr, flags);
+		kfree(reg);
+		goto err_pin;
 	}
+	reg->info.pid = get_pid(args->pid);
+	dev->charged += args->length;
+	reg->charge = args->length;
+	reg->pin = pin;
+	reg->owner = owner;
 	reg->state = AMDGPU_PEER_LIVE;
 	interval_tree_insert(&reg->it, &owner->regs);
-	spin_unlock_irqrestore(&owner->lock, flags);
-
+	list_add_tail(&reg->pin_link, &pin->regs);
+	hash_add(mgr->regs, &reg->hnode, (unsigned long)&reg->info);
 	*info = &reg->info;
+	dev->busy--;
+	atomic_inc(&mgr->stats.regs);
+	amdgpu_peer_unlock(mgr, flags);
+	if (wq_has_sleeper(&mgr->cb_wq))
+		wake_up_all(&mgr->cb_wq);
 	return 0;
 
-err_unpin:
-	amdgpu_peer_pin_put(mgr, reg->pin);
-err_free:
-	kfree(reg);
+err_pin:
+	amdgpu_peer_lock(mgr, &flags);
+	dev->busy--;
+	last = amdgpu_peer_pin_unuse_locked(mgr, pin);
+	amdgpu_peer_unlock(mgr, flags);
+	wake_up_all(&mgr->cb_wq);
+	if (last)
+		amdgpu_peer_pin_destroy(mgr, last);
 	return r;
 }
 
@@ -595,91 +1035,99 @@ err_free:
  * @last: last page of the range, inclusive
  *
  * Called by a path removing a mapping, under its locks. Moves every live
- * registration whose key range overlaps [@first, @last] to the dying list;
- * the path then calls amdgpu_peer_owner_flush() after dropping its locks.
- * If it does not, a worker runs the callbacks. Costs O(k log n) for k
- * detached of n registrations.
+ * registration whose key range overlaps [@first, @last] with a free
+ * callback to the dying list, and every one without out of @owner (it
+ * stays pinned until put); the path then calls amdgpu_peer_owner_flush()
+ * after dropping its locks. If it does not, a worker runs the callbacks.
+ * Costs O(k log n) for k detached of n registrations.
  *
- * Context: any; takes @owner's irq-safe spinlock.
+ * Context: any; takes the manager's irq-safe spinlock.
  * Return: the number of registrations detached.
  */
 unsigned int amdgpu_peer_invalidate(struct amdgpu_peer_owner *owner,
 				    u64 first, u64 last)
 {
+	struct amdgpu_peer_mgr *mgr = owner->mgr;
 	struct interval_tree_node *it;
-	struct amdgpu_peer_reg *reg;
+	unsigned int n = 0, dying = 0;
 	unsigned long flags;
-	unsigned int n = 0;
 
-	spin_lock_irqsave(&owner->lock, flags);
+	amdgpu_peer_lock(mgr, &flags);
 	while ((it = interval_tree_iter_first(&owner->regs, first, last))) {
-		reg = container_of(it, struct amdgpu_peer_reg, it);
-		interval_tree_remove(it, &owner->regs);
-		reg->state = AMDGPU_PEER_DYING;
-		list_add_tail(&reg->link, &owner->dying);
+		dying += amdgpu_peer_reg_detach_locked(container_of(it,
+					struct amdgpu_peer_reg, it));
 		n++;
 	}
-	if (n && !owner->dead)
-		queue_work(owner->mgr->wq, &owner->flush_work);
-	spin_unlock_irqrestore(&owner->lock, flags);
+	if (dying && !owner->dead && !mgr->no_backstop)
+		queue_work(mgr->wq, &owner->flush_work);
+	amdgpu_peer_unlock(mgr, flags);
 
-	atomic_add(n + 1, &owner->mgr->stats.visited);
-	atomic_add(n, &owner->mgr->stats.invalidated);
+	atomic_add(n + 1, &mgr->stats.visited);
+	atomic_add(n, &mgr->stats.invalidated);
 	return n;
 }
 
 /**
  * amdgpu_peer_put - give a registration back
+ * @mgr: the manager
  * @info: the registration; set to NULL
  *
- * See &amd_rdma_interface.put_pages.
+ * See &amd_rdma_interface.put_pages. The registration is looked up in the
+ * manager before anything of it is touched, so a put of one that was
+ * reclaimed or already put is harmless.
  *
  * Context: any; never blocks.
  * Return: 0, or -EINVAL for a NULL @info or *@info.
  */
-int amdgpu_peer_put(struct amd_p2p_info **info)
+int amdgpu_peer_put(struct amdgpu_peer_mgr *mgr, struct amd_p2p_info **info)
 {
-	struct amdgpu_peer_owner *owner;
 	struct amdgpu_peer_reg *reg;
 	unsigned long flags;
-	bool release = true;
+	bool release = false;
 
 	if (!info || !*info)
 		return -EINVAL;
-	/* Keeps a tombstone and its owner while amdgpu_peer_owner_fini() runs. */
-	rcu_read_lock();
-	reg = container_of(*info, struct amdgpu_peer_reg, info);
-	owner = reg->owner;
 
-	spin_lock_irqsave(&owner->lock, flags);
+	amdgpu_peer_lock(mgr, &flags);
+	reg = amdgpu_peer_reg_lookup_locked(mgr, *info);
+	if (!reg) {
+		atomic_inc(&mgr->stats.unknown_puts);
+		goto out;
+	}
 	switch (reg->state) {
 	case AMDGPU_PEER_LIVE:
-		interval_tree_remove(&reg->it, &owner->regs);
+		interval_tree_remove(&reg->it, &reg->owner->regs);
+		release = true;
+		break;
+	case AMDGPU_PEER_DETACHED:
+		release = true;
 		break;
 	case AMDGPU_PEER_DYING:
-	case AMDGPU_PEER_TOMBSTONE:
 		list_del_init(&reg->link);
+		release = true;
 		break;
 	case AMDGPU_PEER_IN_CALLBACK:
 		reg->put_pending = true;
-		release = false;
 		break;
-	case AMDGPU_PEER_GONE:
-		/* Raced the owner's teardown, which frees it. */
-		release = false;
+	case AMDGPU_PEER_TOMBSTONE:
+		list_del_init(&reg->link);
+		mgr->nr_tombstones--;
+		atomic_dec(&mgr->stats.tombstones);
+		release = true;
 		break;
-	default:
-		WARN_ONCE(1, "amdgpu: peer memory registration put twice\n");
-		release = false;
+	case AMDGPU_PEER_RELEASED:
 		break;
 	}
-	if (release)
+	if (release) {
+		/* The quota comes back now, the pin when the worker ran. */
+		amdgpu_peer_reg_uncharge_locked(reg);
 		reg->state = AMDGPU_PEER_RELEASED;
-	spin_unlock_irqrestore(&owner->lock, flags);
-
-	if (release)
-		queue_work(reg->mgr->wq, &reg->release_work);
-	rcu_read_unlock();
+		reg->owner = NULL;
+		amdgpu_peer_reg_unhash_locked(reg);
+		queue_work(mgr->wq, &reg->release_work);
+	}
+out:
+	amdgpu_peer_unlock(mgr, flags);
 	*info = NULL;
 	return 0;
 }

@@ -25,12 +25,13 @@
 #define __AMDGPU_PEER_REG_H__
 
 #include <linux/atomic.h>
+#include <linux/dma-direction.h>
 #include <linux/hashtable.h>
 #include <linux/interval_tree.h>
 #include <linux/list.h>
-#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <drm/amd_rdma.h>
 
@@ -40,29 +41,33 @@ struct amdgpu_peer_mgr;
  * struct amdgpu_peer_pin_ops - how the owner of the memory pins and maps it
  *
  * The registration core knows nothing about buffer objects: it shares one
- * pin per (object, DMA device) between registrations and calls these to
- * create and destroy it.
+ * pin per (object, DMA device, direction) between registrations and calls
+ * these to create and destroy it.
  */
 struct amdgpu_peer_pin_ops {
 	/**
 	 * @pin: pin @obj, take a reference on it and DMA-map all of it for
-	 * @dma_dev; return the mapping in *@sgt (DMA addresses only).
+	 * @dma_dev in direction @dir; return the mapping in *@sgt (DMA
+	 * addresses only).
 	 *
-	 * Called from amdgpu_peer_register() with its caller's locks held
-	 * (for amdgpu: the VM root and BO reservations) and
-	 * &amdgpu_peer_mgr.pin_lock. May sleep. Returns 0 or a negative errno.
+	 * Called from amdgpu_peer_register() with the caller's locks held
+	 * (for amdgpu: the KFD process mutex and the VM root and BO
+	 * reservations) and no core lock. May sleep. Returns 0 or a negative
+	 * errno.
 	 */
 	int (*pin)(struct amdgpu_peer_mgr *mgr, void *obj,
-		   struct device *dma_dev, struct sg_table **sgt);
+		   struct device *dma_dev, enum dma_data_direction dir,
+		   struct sg_table **sgt);
 	/**
 	 * @unpin: undo @pin: unmap @sgt, unpin @obj and drop the reference.
 	 *
-	 * Called in process context (a worker or a free-callback flush) with
-	 * no core lock held, after the last registration sharing the pin went
-	 * away. May sleep.
+	 * Called in process context (a worker, a free-callback flush or a
+	 * device revocation) with no core lock held, after the last
+	 * registration sharing the pin let go of it. May sleep.
 	 */
 	void (*unpin)(struct amdgpu_peer_mgr *mgr, void *obj,
-		      struct device *dma_dev, struct sg_table *sgt);
+		      struct device *dma_dev, enum dma_data_direction dir,
+		      struct sg_table *sgt);
 };
 
 /**
@@ -73,6 +78,13 @@ struct amdgpu_peer_pin_ops {
  * @invalidated: registrations detached by amdgpu_peer_invalidate()
  * @visited: interval tree queries made by amdgpu_peer_invalidate()
  * @regs: registrations allocated and not yet freed
+ * @tombstones: registrations whose callback ran and that were not put
+ * @reclaimed: tombstones freed because there were too many
+ * @revoked: registrations ended by a device revocation
+ * @allocs: memory allocations made by amdgpu_peer_register()
+ * @seg_visits: pin segments looked at to build registrations' tables
+ * @lock_taken: acquisitions of &amdgpu_peer_mgr.lock by amdgpu_peer_register()
+ * @unknown_puts: puts of a registration the core no longer knows
  */
 struct amdgpu_peer_stats {
 	atomic_t pins;
@@ -81,57 +93,110 @@ struct amdgpu_peer_stats {
 	atomic_t invalidated;
 	atomic_t visited;
 	atomic_t regs;
+	atomic_t tombstones;
+	atomic_t reclaimed;
+	atomic_t revoked;
+	atomic_t allocs;
+	atomic_t seg_visits;
+	atomic_t lock_taken;
+	atomic_t unknown_puts;
 };
 
 /**
- * struct amdgpu_peer_mgr - shared pins and deferred releases
+ * struct amdgpu_peer_mgr - shared pins, registrations and deferred releases
  *
- * One per provider of peer memory (amdgpu has one for the whole driver).
+ * One per provider of peer memory (amdgpu has one for the whole driver). It
+ * lives as long as the provider module: a late put only ever touches the
+ * manager and the registration, never a device, VM or process.
  */
 struct amdgpu_peer_mgr {
 	/** @ops: pin backend; set at init. */
 	const struct amdgpu_peer_pin_ops *ops;
-	/** @wq: runs deferred releases and the backstop callback flush. */
+	/** @wq: runs deferred releases and the backstop callback flushes. */
 	struct workqueue_struct *wq;
-	/** @pin_lock: guards @pins, @pinned and each pin's users count. */
-	struct mutex pin_lock;
-	/** @pins: shared pins hashed by object; guarded by @pin_lock. */
-	DECLARE_HASHTABLE(pins, 7);
-	/** @pinned: bytes pinned by shared pins; guarded by @pin_lock. */
-	u64 pinned;
-	/** @quota: limit for @pinned; new pins beyond it get -ENOSPC. */
-	u64 quota;
+	/**
+	 * @lock: irq-safe, a leaf; guards everything below, every owner's
+	 * tree, lists and counters, every device's pins and quota, every
+	 * pin's users and registrations, and every registration's state.
+	 */
+	spinlock_t lock;
+	/** @pins: shared pins hashed by object; guarded by @lock. */
+	DECLARE_HASHTABLE(pins, 8);
+	/**
+	 * @regs: every registration not yet freed or released, hashed by
+	 * its &struct amd_p2p_info, so that a put can tell a registration
+	 * it no longer knows without touching it; guarded by @lock.
+	 */
+	DECLARE_HASHTABLE(regs, 10);
+	/** @tombstones: oldest first; guarded by @lock. */
+	struct list_head tombstones;
+	/** @nr_tombstones: length of @tombstones; guarded by @lock. */
+	unsigned int nr_tombstones;
+	/**
+	 * @max_tombstones: beyond this many tombstones the oldest is freed;
+	 * 0 means no limit. Written before any registration exists.
+	 */
+	unsigned int max_tombstones;
+	/** @cbs_running: free callbacks being called; guarded by @lock. */
+	unsigned int cbs_running;
+	/** @cb_wq: woken when a callback or a registration finishes. */
+	wait_queue_head_t cb_wq;
+	/**
+	 * @no_backstop: do not queue the backstop flush from
+	 * amdgpu_peer_invalidate(), so that tests see a path that forgot
+	 * to flush. Tests only.
+	 */
+	bool no_backstop;
 	/** @stats: counters, see &struct amdgpu_peer_stats. */
 	struct amdgpu_peer_stats stats;
 };
 
 /**
- * struct amdgpu_peer_owner - the registrations of one address space
+ * struct amdgpu_peer_dev - the memory of one provider device
  *
- * For amdgpu one per VM: registrations are keyed by the GPU page range of the
- * VM mapping they were found through, and detached when that mapping goes.
+ * For amdgpu one per GPU. Its pins can be revoked together (hot unplug) or
+ * its revocable registrations invalidated together (GPU reset), and it
+ * carries the pin quota of that device.
+ */
+struct amdgpu_peer_dev {
+	/** @mgr: the manager. */
+	struct amdgpu_peer_mgr *mgr;
+	/** @pins: pins of this device's memory; guarded by &mgr->lock. */
+	struct list_head pins;
+	/** @limit: most bytes registrations may be charged. */
+	u64 limit;
+	/** @charged: bytes charged now; guarded by &mgr->lock. */
+	u64 charged;
+	/**
+	 * @busy: registrations in progress and callbacks running on this
+	 * device's memory; guarded by &mgr->lock.
+	 */
+	unsigned int busy;
+	/** @dead: revoked; nothing new is pinned; guarded by &mgr->lock. */
+	bool dead;
+};
+
+/**
+ * struct amdgpu_peer_owner - the registrations found through one address
+ * space
+ *
+ * For amdgpu one per VM, created at the VM's first registration:
+ * registrations are keyed by the GPU page range of the VM mapping they were
+ * found through, and detached when that mapping goes. Only live and dying
+ * registrations point to their owner, so the owner can go with its VM while
+ * persistent registrations and tombstones stay until they are put.
  */
 struct amdgpu_peer_owner {
-	/** @mgr: the manager whose pins the registrations use. */
+	/** @mgr: the manager. */
 	struct amdgpu_peer_mgr *mgr;
-	/**
-	 * @lock: irq-safe; guards @regs, @dying, @tombstones, @dead and each
-	 * registration's state, link and put_pending.
-	 */
-	spinlock_t lock;
-	/** @regs: live registrations by key range; guarded by @lock. */
+	/** @regs: live registrations by key range; guarded by &mgr->lock. */
 	struct rb_root_cached regs;
-	/** @dying: detached, callback not yet called; guarded by @lock. */
+	/** @dying: detached, callback not started; guarded by &mgr->lock. */
 	struct list_head dying;
-	/** @tombstones: callback done, not yet put; guarded by @lock. */
-	struct list_head tombstones;
-	/** @dead: set by amdgpu_peer_owner_fini(); guarded by @lock. */
+	/** @cbs_running: callbacks being called; guarded by &mgr->lock. */
+	unsigned int cbs_running;
+	/** @dead: being destroyed; guarded by &mgr->lock. */
 	bool dead;
-	/**
-	 * @cb_lock: held while free callbacks run, so that a flush returns
-	 * only after callbacks another thread started have returned too.
-	 */
-	struct mutex cb_lock;
 	/** @flush_work: backstop that runs the callbacks nobody flushed. */
 	struct work_struct flush_work;
 };
@@ -140,19 +205,24 @@ struct amdgpu_peer_owner {
  * struct amdgpu_peer_reg_args - what amdgpu_peer_register() registers
  * @first: first page of the key range (the mapping the memory was found by)
  * @last: last page of the key range, inclusive
+ * @dev: the provider device of @obj; only needed with @may_pin
  * @obj: the object to pin, passed to &amdgpu_peer_pin_ops
- * @obj_size: size of @obj in bytes, charged to the pin quota
+ * @obj_size: size of @obj in bytes
  * @offset: byte offset in @obj of @va
  * @va: user virtual address asked for
- * @length: length in bytes asked for
+ * @length: length in bytes asked for; charged to the device's quota
  * @pid: the process @va belongs to (a reference is taken)
  * @dma_dev: the peer's DMA device (a reference is taken)
- * @free_cb: the client's free callback, may be NULL
+ * @dir: DMA direction the peer may use
+ * @free_cb: the client's free callback; NULL asks for persistent pages
  * @client_priv: argument of @free_cb
+ * @may_pin: the caller holds the object's lock and may create a pin;
+ *	without it, only an existing pin is shared
  */
 struct amdgpu_peer_reg_args {
 	u64 first;
 	u64 last;
+	struct amdgpu_peer_dev *dev;
 	void *obj;
 	u64 obj_size;
 	u64 offset;
@@ -160,30 +230,33 @@ struct amdgpu_peer_reg_args {
 	u64 length;
 	struct pid *pid;
 	struct device *dma_dev;
+	enum dma_data_direction dir;
 	void (*free_cb)(void *client_priv);
 	void *client_priv;
+	bool may_pin;
 };
 
 int amdgpu_peer_mgr_init(struct amdgpu_peer_mgr *mgr,
-			 const struct amdgpu_peer_pin_ops *ops, u64 quota);
-void amdgpu_peer_mgr_flush(struct amdgpu_peer_mgr *mgr);
+			 const struct amdgpu_peer_pin_ops *ops);
+void amdgpu_peer_mgr_synchronize(struct amdgpu_peer_mgr *mgr);
 void amdgpu_peer_mgr_fini(struct amdgpu_peer_mgr *mgr);
 bool amdgpu_peer_mgr_obj_pinned(struct amdgpu_peer_mgr *mgr, void *obj);
-unsigned long amdgpu_peer_mgr_page_size(struct amdgpu_peer_mgr *mgr,
-					void *obj);
 
-void amdgpu_peer_owner_init(struct amdgpu_peer_owner *owner,
-			    struct amdgpu_peer_mgr *mgr);
-void amdgpu_peer_owner_fini(struct amdgpu_peer_owner *owner);
+void amdgpu_peer_dev_init(struct amdgpu_peer_mgr *mgr,
+			  struct amdgpu_peer_dev *dev, u64 limit);
+unsigned int amdgpu_peer_dev_invalidate(struct amdgpu_peer_dev *dev);
+void amdgpu_peer_dev_revoke(struct amdgpu_peer_dev *dev);
+
+struct amdgpu_peer_owner *amdgpu_peer_owner_create(struct amdgpu_peer_mgr *mgr);
+void amdgpu_peer_owner_destroy(struct amdgpu_peer_owner *owner);
 void amdgpu_peer_owner_flush(struct amdgpu_peer_owner *owner);
+bool amdgpu_peer_owner_idle(struct amdgpu_peer_owner *owner);
 
 int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 			 const struct amdgpu_peer_reg_args *args,
 			 struct amd_p2p_info **info);
 unsigned int amdgpu_peer_invalidate(struct amdgpu_peer_owner *owner,
 				    u64 first, u64 last);
-int amdgpu_peer_put(struct amd_p2p_info **info);
-
-unsigned long amdgpu_peer_sgt_page_size(struct sg_table *sgt);
+int amdgpu_peer_put(struct amdgpu_peer_mgr *mgr, struct amd_p2p_info **info);
 
 #endif

@@ -27,11 +27,24 @@
  * &struct amd_rdma_interface on top of the registration core
  * (amdgpu_peer_reg.c). get_pages() finds the KFD process by pid, and the
  * address in the GPU VMs of that process with amdgpu_vm_bo_lookup_mapping()
- * under the VM root and BO reservations; the registration hangs off the
- * VM (&amdgpu_vm.rdma) keyed by the mapping's page range, and the paths
- * that remove mappings detach it. One pin and DMA mapping is shared per
- * (BO, DMA device). Pinned bytes are limited by the rdma_pin_limit_mb
- * module parameter; the default, 0, means half of system memory.
+ * under the VM root reservation; the registration hangs off the VM
+ * (&amdgpu_vm.rdma, created at the VM's first registration) keyed by the
+ * mapping's page range, and the paths that remove mappings detach it.
+ *
+ * A get of a BO that is already pinned for the DMA device and direction
+ * takes the process mutex and the VM root reservation, both per process,
+ * and the core's spinlock, and allocates only the registration. The first
+ * get of a BO locks it too (drm_exec), checks the P2P policy, pins it and
+ * maps it; that path also takes the glue's one global mutex, around the
+ * list of per-GPU records (quota, revocation).
+ *
+ * GPU reset (amdgpu_amdkfd_pre_reset()) queues the free callbacks of the
+ * GPU's registrations; its removal (amdgpu_amdkfd_suspend() at device
+ * teardown, amdgpu_amdkfd_device_fini_sw()) runs them and ends persistent
+ * ones.
+ *
+ * Module parameters: rdma_pin_limit_mb (per GPU, 0 = its VRAM plus half of
+ * system memory), rdma_p2p (the P2P policy) and rdma_max_tombstones.
  */
 
 #include <linux/dma-mapping.h>
@@ -39,6 +52,7 @@
 #include <linux/module.h>
 #include <linux/pci-p2pdma.h>
 #include <linux/pm_runtime.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_exec.h>
 #include <drm/drm_prime.h>
 #include <drm/ttm/ttm_tt.h>
@@ -48,6 +62,7 @@
 
 #include "amdgpu.h"
 #include "amdgpu_amdkfd.h"
+#include "amdgpu_peer_reg.h"
 #include "amdgpu_rdma.h"
 #include "amdgpu_vm.h"
 #include "kfd_priv.h"
@@ -55,14 +70,102 @@
 static unsigned int amdgpu_rdma_pin_limit_mb;
 module_param_named(rdma_pin_limit_mb, amdgpu_rdma_pin_limit_mb, uint, 0444);
 MODULE_PARM_DESC(rdma_pin_limit_mb,
-		 "Most memory RDMA peers may pin, in MiB (0 = half of system memory)");
+		 "Most memory of one GPU RDMA peers may register at once, in MiB (0 = its VRAM plus half of system memory)");
+
+VISIBLE_IF_KUNIT int amdgpu_rdma_p2p = -1;
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_rdma_p2p);
+module_param_named(rdma_p2p, amdgpu_rdma_p2p, int, 0644);
+MODULE_PARM_DESC(rdma_p2p,
+		 "Peer-to-peer DMA to VRAM for RDMA peers (-1 = where pci_p2pdma_distance() allows it (default), 0 = never, 1 = always: the administrator vouches for the PCIe topology)");
+
+static unsigned int amdgpu_rdma_max_tombstones = 16384;
+module_param_named(rdma_max_tombstones, amdgpu_rdma_max_tombstones, uint,
+		   0444);
+MODULE_PARM_DESC(rdma_max_tombstones,
+		 "Registrations kept after their free callback until put, before the oldest is freed (0 = no limit)");
 
 static struct amdgpu_peer_mgr amdgpu_rdma_mgr;
 static bool amdgpu_rdma_ready;
+static struct amdgpu_rdma_counters amdgpu_rdma_counters;
 
-VISIBLE_IF_KUNIT int amdgpu_rdma_pin(struct amdgpu_peer_mgr *mgr, void *obj,
-				     struct device *dma_dev,
-				     struct sg_table **out)
+/* Quota records, one per GPU that has had a pin; under the mutex. */
+struct amdgpu_rdma_dev {
+	struct list_head link;
+	struct amdgpu_device *adev;
+	struct amdgpu_peer_dev peer;
+};
+
+static LIST_HEAD(amdgpu_rdma_devs);
+static DEFINE_MUTEX(amdgpu_rdma_devs_lock);
+
+static struct amdgpu_rdma_dev *amdgpu_rdma_dev_find(struct amdgpu_device *adev)
+{
+	struct amdgpu_rdma_dev *rdev;
+
+	lockdep_assert_held(&amdgpu_rdma_devs_lock);
+	list_for_each_entry(rdev, &amdgpu_rdma_devs, link)
+		if (rdev->adev == adev)
+			return rdev;
+	return NULL;
+}
+
+/* The quota record of @adev, created at its first pin. */
+static struct amdgpu_peer_dev *amdgpu_rdma_dev_get(struct amdgpu_device *adev)
+{
+	struct amdgpu_rdma_dev *rdev;
+	u64 limit;
+
+	mutex_lock(&amdgpu_rdma_devs_lock);
+	atomic_inc(&amdgpu_rdma_counters.global_locks);
+	rdev = amdgpu_rdma_dev_find(adev);
+	if (!rdev) {
+		rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
+		if (rdev) {
+			limit = (u64)amdgpu_rdma_pin_limit_mb << 20;
+			if (!limit)
+				limit = adev->gmc.real_vram_size +
+					((u64)totalram_pages() << PAGE_SHIFT) / 2;
+			rdev->adev = adev;
+			amdgpu_peer_dev_init(&amdgpu_rdma_mgr, &rdev->peer,
+					     limit);
+			list_add_tail(&rdev->link, &amdgpu_rdma_devs);
+		}
+	}
+	mutex_unlock(&amdgpu_rdma_devs_lock);
+	return rdev ? &rdev->peer : NULL;
+}
+
+/*
+ * The P2P policy. pci_p2pdma_distance() knows the PCIe topologies where
+ * peer-to-peer through the host bridge is known to work; many that work
+ * are not on its list (the Xeon E5 v4 host bridge of
+ * ROCm/ROCK-Kernel-Driver#169 is one), so the administrator can vouch for
+ * the topology with amdgpu.rdma_p2p=1, or forbid P2P to VRAM with 0.
+ */
+VISIBLE_IF_KUNIT int amdgpu_rdma_p2p_distance(struct amdgpu_device *adev,
+					      struct device *dma_dev)
+{
+	KUNIT_STATIC_STUB_REDIRECT(amdgpu_rdma_p2p_distance, adev, dma_dev);
+	return pci_p2pdma_distance(adev->pdev, dma_dev, false);
+}
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_rdma_p2p_distance);
+
+VISIBLE_IF_KUNIT int amdgpu_rdma_p2p_check(struct amdgpu_device *adev,
+					   struct device *dma_dev)
+{
+	int policy = READ_ONCE(amdgpu_rdma_p2p);
+
+	if (!policy)
+		return -EREMOTEIO;
+	if (policy > 0)
+		return 0;
+	return amdgpu_rdma_p2p_distance(adev, dma_dev) < 0 ? -EREMOTEIO : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_rdma_p2p_check);
+
+static int amdgpu_rdma_pin(struct amdgpu_peer_mgr *mgr, void *obj,
+			   struct device *dma_dev, enum dma_data_direction dir,
+			   struct sg_table **out)
 {
 	struct amdgpu_bo *bo = obj;
 	struct amdgpu_device *adev;
@@ -71,16 +174,14 @@ VISIBLE_IF_KUNIT int amdgpu_rdma_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 	bool vram;
 	int r;
 
-	KUNIT_STATIC_STUB_REDIRECT(amdgpu_rdma_pin, mgr, obj, dma_dev, out);
-
 	adev = amdgpu_ttm_adev(bo->tbo.bdev);
 	gpu = adev_to_drm(adev)->dev;
 	dma_resv_assert_held(bo->tbo.base.resv);
 	vram = bo->preferred_domains & AMDGPU_GEM_DOMAIN_VRAM;
 	if (vram) {
-		/* Peer to peer only where the PCI topology allows it. */
-		if (pci_p2pdma_distance(adev->pdev, dma_dev, false) < 0)
-			return -EREMOTEIO;
+		r = amdgpu_rdma_p2p_check(adev, dma_dev);
+		if (r)
+			return r;
 		/* The peer reaches VRAM through the BAR. */
 		bo->flags |= AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED;
 	}
@@ -104,8 +205,7 @@ VISIBLE_IF_KUNIT int amdgpu_rdma_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 			r = PTR_ERR(sgt);
 			goto err_unpin;
 		}
-		r = dma_map_sgtable(dma_dev, sgt, DMA_BIDIRECTIONAL,
-				    DMA_ATTR_SKIP_CPU_SYNC);
+		r = dma_map_sgtable(dma_dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 		if (r) {
 			sg_free_table(sgt);
 			kfree(sgt);
@@ -119,8 +219,8 @@ VISIBLE_IF_KUNIT int amdgpu_rdma_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 			goto err_unpin;
 		}
 		r = amdgpu_vram_mgr_alloc_sgt(adev, bo->tbo.resource, 0,
-					      amdgpu_bo_size(bo), dma_dev,
-					      DMA_BIDIRECTIONAL, &sgt);
+					      amdgpu_bo_size(bo), dma_dev, dir,
+					      &sgt);
 		if (r)
 			goto err_unpin;
 		break;
@@ -143,22 +243,21 @@ err_unpin:
 	return r;
 }
 
-VISIBLE_IF_KUNIT void amdgpu_rdma_unpin(struct amdgpu_peer_mgr *mgr,
-					void *obj, struct device *dma_dev,
-					struct sg_table *sgt)
+static void amdgpu_rdma_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
+			      struct device *dma_dev,
+			      enum dma_data_direction dir,
+			      struct sg_table *sgt)
 {
 	struct amdgpu_bo *bo = obj;
 	struct amdgpu_device *adev;
 
-	KUNIT_STATIC_STUB_REDIRECT(amdgpu_rdma_unpin, mgr, obj, dma_dev, sgt);
-
 	adev = amdgpu_ttm_adev(bo->tbo.bdev);
 	if (sg_page(sgt->sgl)) {
-		dma_unmap_sgtable(dma_dev, sgt, DMA_BIDIRECTIONAL, 0);
+		dma_unmap_sgtable(dma_dev, sgt, dir, 0);
 		sg_free_table(sgt);
 		kfree(sgt);
 	} else {
-		amdgpu_vram_mgr_free_sgt(dma_dev, DMA_BIDIRECTIONAL, sgt);
+		amdgpu_vram_mgr_free_sgt(dma_dev, dir, sgt);
 	}
 	if (!WARN_ON(amdgpu_bo_reserve(bo, true))) {
 		amdgpu_bo_unpin(bo);
@@ -174,63 +273,43 @@ static const struct amdgpu_peer_pin_ops amdgpu_rdma_pin_ops = {
 	.unpin = amdgpu_rdma_unpin,
 };
 
-/*
- * Look @address up in @vm and lock the VM root and the mapped BO in @exec.
- * Returns -ENOENT if @vm has no mapping there, so the caller tries the
- * process's other VMs. Whether the mapping is usable is for
- * amdgpu_rdma_check() to say.
- */
-VISIBLE_IF_KUNIT int amdgpu_rdma_lookup(struct amdgpu_vm *vm,
-					struct drm_exec *exec, u64 address,
-					struct amdgpu_bo_va_mapping **out)
-{
-	struct amdgpu_bo_va_mapping *mapping = NULL;
-	struct amdgpu_bo *bo;
-	int r;
-
-	KUNIT_STATIC_STUB_REDIRECT(amdgpu_rdma_lookup, vm, exec, address, out);
-
-	drm_exec_until_all_locked(exec) {
-		r = amdgpu_vm_lock_pd(vm, exec, 0);
-		drm_exec_retry_on_contention(exec);
-		if (r)
-			return r;
-		mapping = amdgpu_vm_bo_lookup_mapping(vm, address >>
-						      AMDGPU_GPU_PAGE_SHIFT);
-		if (!mapping)
-			return -ENOENT;
-		bo = mapping->bo_va ? mapping->bo_va->base.bo : NULL;
-		if (bo) {
-			r = drm_exec_lock_obj(exec, &bo->tbo.base);
-			drm_exec_retry_on_contention(exec);
-			if (r)
-				return r;
-		}
-	}
-	*out = mapping;
-	return 0;
-}
+/* A lookup in one VM: the range, and the mapping found for it. */
+struct amdgpu_rdma_find {
+	u64 address;
+	u64 length;
+	struct amdgpu_vm *vm;
+	struct amdgpu_bo_va_mapping *mapping;
+	/* the BO is locked too, through drm_exec: a pin may be created */
+	bool bo_locked;
+};
 
 /*
- * Whether [@address, @address + @length) of @mapping in @vm may be handed
- * to a peer: 0, -EFAULT (range leaves the mapping, PRT) or -EOPNOTSUPP.
+ * Whether the range of @f may be handed to a peer: 0, -EFAULT (range
+ * leaves the mapping, PRT, unreadable) or -EOPNOTSUPP (not memory of this
+ * process that a peer may reach).
  */
-static int amdgpu_rdma_check(struct amdgpu_vm *vm,
-			     struct amdgpu_bo_va_mapping *mapping,
-			     u64 address, u64 length)
+static int amdgpu_rdma_check(const struct amdgpu_rdma_find *f)
 {
-	struct amdgpu_device *adev = amdgpu_ttm_adev(vm->root.bo->tbo.bdev);
+	struct amdgpu_bo_va_mapping *mapping = f->mapping;
+	struct amdgpu_device *adev = amdgpu_ttm_adev(f->vm->root.bo->tbo.bdev);
 	struct amdgpu_bo *bo = mapping->bo_va ? mapping->bo_va->base.bo : NULL;
 
 	/* The whole range must lie in this one mapping. */
-	if (address >> AMDGPU_GPU_PAGE_SHIFT < mapping->start ||
-	    (address + length - 1) >> AMDGPU_GPU_PAGE_SHIFT > mapping->last)
+	if (f->address >> AMDGPU_GPU_PAGE_SHIFT < mapping->start ||
+	    (f->address + f->length - 1) >> AMDGPU_GPU_PAGE_SHIFT >
+	    mapping->last)
 		return -EFAULT;
-	if (!bo || mapping->flags & AMDGPU_PTE_PRT_FLAG(adev))
+	if (!bo || mapping->flags & AMDGPU_PTE_PRT_FLAG(adev) ||
+	    !(mapping->flags & AMDGPU_PTE_READABLE))
 		return -EFAULT;
-	/* Other processes' and devices' memory, doorbells, MMIO, userptr. */
-	if (bo->tbo.base.import_attach || bo->tbo.type == ttm_bo_type_sg ||
+	/*
+	 * Only user BOs: kernel BOs (the seq64 page and the CSA are mapped
+	 * into every VM), doorbell and MMIO remaps (SG BOs), userptr, other
+	 * devices' memory and encrypted (TMZ) memory are not for peers.
+	 */
+	if (bo->tbo.type != ttm_bo_type_device || bo->tbo.base.import_attach ||
 	    amdgpu_ttm_tt_get_usermm(bo->tbo.ttm) ||
+	    bo->flags & AMDGPU_GEM_CREATE_ENCRYPTED ||
 	    bo->preferred_domains & AMDGPU_GEM_DOMAIN_DOORBELL ||
 	    !(bo->preferred_domains & (AMDGPU_GEM_DOMAIN_VRAM |
 				       AMDGPU_GEM_DOMAIN_GTT)))
@@ -244,25 +323,91 @@ VISIBLE_IF_KUNIT struct kfd_process *amdgpu_rdma_process_get(struct pid *pid)
 	KUNIT_STATIC_STUB_REDIRECT(amdgpu_rdma_process_get, pid);
 	return kfd_lookup_process_by_pid(pid);
 }
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_rdma_process_get);
+
+typedef int (*amdgpu_rdma_found_t)(struct amdgpu_rdma_find *f, void *data);
+
+/*
+ * Look the range up in @f->vm and call @fn, first with the VM root
+ * reserved alone; if @fn asks for the BO lock (-EAGAIN: it has to pin),
+ * again with the root and the BO locked through drm_exec.
+ */
+static int amdgpu_rdma_find_vm(struct amdgpu_rdma_find *f,
+			       amdgpu_rdma_found_t fn, void *data)
+{
+	struct dma_resv *resv = f->vm->root.bo->tbo.base.resv;
+	struct amdgpu_bo_va_mapping *mapping;
+	u64 pfn = f->address >> AMDGPU_GPU_PAGE_SHIFT;
+	struct drm_exec exec;
+	struct amdgpu_bo *bo;
+	int r;
+
+	r = dma_resv_lock_interruptible(resv, NULL);
+	if (r)
+		return r;
+	atomic_inc(&amdgpu_rdma_counters.root_locks);
+	f->bo_locked = false;
+	f->mapping = amdgpu_vm_bo_lookup_mapping(f->vm, pfn);
+	r = f->mapping ? amdgpu_rdma_check(f) : -ENOENT;
+	if (!r)
+		r = fn(f, data);
+	dma_resv_unlock(resv);
+	if (r != -EAGAIN)
+		return r;
+
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
+		      DRM_EXEC_IGNORE_DUPLICATES, 2);
+	atomic_inc(&amdgpu_rdma_counters.exec_locks);
+	drm_exec_until_all_locked(&exec) {
+		r = amdgpu_vm_lock_pd(f->vm, &exec, 0);
+		drm_exec_retry_on_contention(&exec);
+		if (r)
+			goto out;
+		mapping = amdgpu_vm_bo_lookup_mapping(f->vm, pfn);
+		if (!mapping) {
+			r = -ENOENT;
+			goto out;
+		}
+		bo = mapping->bo_va ? mapping->bo_va->base.bo : NULL;
+		if (bo) {
+			r = drm_exec_lock_obj(&exec, &bo->tbo.base);
+			drm_exec_retry_on_contention(&exec);
+			if (r)
+				goto out;
+		}
+	}
+	/* The mapping may have changed while nothing was locked. */
+	f->mapping = mapping;
+	f->bo_locked = true;
+	r = amdgpu_rdma_check(f);
+	if (!r)
+		r = fn(f, data);
+out:
+	drm_exec_fini(&exec);
+	return r;
+}
 
 /*
  * Find [@address, @address + @length) in the GPU VMs of the KFD process
- * of @pid and call @fn with the process mutex and the VM root and BO
- * reservations held.
+ * of @pid and call @fn with the process mutex and the VM root reservation
+ * held (and the BO's, if @fn asks for it).
  */
 static int amdgpu_rdma_find(u64 address, u64 length, struct pid *pid,
-			    int (*fn)(struct amdgpu_vm *vm,
-				      struct amdgpu_bo_va_mapping *mapping,
-				      void *data),
-			    void *data)
+			    amdgpu_rdma_found_t fn, void *data)
 {
-	struct amdgpu_bo_va_mapping *mapping;
+	struct amdgpu_rdma_find f = {
+		.address = address,
+		.length = length,
+	};
 	struct kfd_process *p;
-	struct drm_exec exec;
 	int i, r = -EFAULT;
 
-	if (!length || address + length - 1 < address || !pid)
+	might_sleep();
+	if (!length || address + length - 1 < address)
 		return -EINVAL;
+	/* API 2.0: NULL is the calling process. */
+	if (!pid)
+		pid = task_pid(current);
 	if (!READ_ONCE(amdgpu_rdma_ready))
 		return -ENODEV;
 
@@ -271,21 +416,14 @@ static int amdgpu_rdma_find(u64 address, u64 length, struct pid *pid,
 		return -ESRCH;
 
 	mutex_lock(&p->mutex);
+	atomic_inc(&amdgpu_rdma_counters.proc_locks);
 	for (i = 0; i < p->n_pdds; i++) {
-		struct amdgpu_vm *vm;
 		int ret;
 
 		if (!p->pdds[i]->drm_priv)
 			continue;
-		vm = drm_priv_to_vm(p->pdds[i]->drm_priv);
-		drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
-			      DRM_EXEC_IGNORE_DUPLICATES, 2);
-		ret = amdgpu_rdma_lookup(vm, &exec, address, &mapping);
-		if (!ret)
-			ret = amdgpu_rdma_check(vm, mapping, address, length);
-		if (!ret)
-			ret = fn(vm, mapping, data);
-		drm_exec_fini(&exec);
+		f.vm = drm_priv_to_vm(p->pdds[i]->drm_priv);
+		ret = amdgpu_rdma_find_vm(&f, fn, data);
 		if (ret == -ENOENT)
 			continue;
 		r = ret;
@@ -299,38 +437,63 @@ static int amdgpu_rdma_find(u64 address, u64 length, struct pid *pid,
 }
 
 struct amdgpu_rdma_get {
-	u64 address;
-	u64 length;
 	struct pid *pid;
 	struct device *dma_dev;
 	void (*free_cb)(void *client_priv);
 	void *client_priv;
-	struct amd_p2p_info *info;
+	struct amd_p2p_info **info;
 };
 
-static int amdgpu_rdma_get_found(struct amdgpu_vm *vm,
-				 struct amdgpu_bo_va_mapping *mapping,
-				 void *data)
+static int amdgpu_rdma_get_found(struct amdgpu_rdma_find *f, void *data)
 {
-	struct amdgpu_rdma_get *get = data;
+	struct amdgpu_bo_va_mapping *mapping = f->mapping;
 	struct amdgpu_bo *bo = mapping->bo_va->base.bo;
+	struct amdgpu_device *adev = amdgpu_ttm_adev(bo->tbo.bdev);
+	struct amdgpu_rdma_get *get = data;
+	struct amdgpu_peer_owner *owner;
 	struct amdgpu_peer_reg_args args = {
 		.first = mapping->start,
 		.last = mapping->last,
 		.obj = bo,
 		.obj_size = amdgpu_bo_size(bo),
-		.offset = get->address -
+		.offset = f->address -
 			  (mapping->start << AMDGPU_GPU_PAGE_SHIFT) +
 			  mapping->offset,
-		.va = get->address,
-		.length = get->length,
+		.va = f->address,
+		.length = f->length,
 		.pid = get->pid,
 		.dma_dev = get->dma_dev,
+		/* A read-only GPU mapping gives the peer read access only. */
+		.dir = mapping->flags & AMDGPU_PTE_WRITEABLE ?
+		       DMA_BIDIRECTIONAL : DMA_TO_DEVICE,
 		.free_cb = get->free_cb,
 		.client_priv = get->client_priv,
+		.may_pin = f->bo_locked,
 	};
+	int idx, r;
 
-	return amdgpu_peer_register(&vm->rdma, &args, &get->info);
+	/* Created at the VM's first registration, under its root lock. */
+	owner = f->vm->rdma;
+	if (!owner) {
+		owner = amdgpu_peer_owner_create(&amdgpu_rdma_mgr);
+		if (!owner)
+			return -ENOMEM;
+		/*
+		 * Paired with amdgpu_rdma_vm_flush(), which runs without
+		 * the root lock: it sees the owner initialised or NULL.
+		 */
+		smp_store_release(&f->vm->rdma, owner);
+	}
+	if (!f->bo_locked)
+		return amdgpu_peer_register(owner, &args, get->info);
+
+	/* A new pin: not on a GPU that is going away. */
+	if (!drm_dev_enter(adev_to_drm(adev), &idx))
+		return -ENODEV;
+	args.dev = amdgpu_rdma_dev_get(adev);
+	r = args.dev ? amdgpu_peer_register(owner, &args, get->info) : -ENOMEM;
+	drm_dev_exit(idx);
+	return r;
 }
 
 static int amdgpu_rdma_get_pages(u64 address, u64 length, struct pid *pid,
@@ -340,33 +503,25 @@ static int amdgpu_rdma_get_pages(u64 address, u64 length, struct pid *pid,
 				 void *client_priv)
 {
 	struct amdgpu_rdma_get get = {
-		.address = address,
-		.length = length,
-		.pid = pid,
+		.pid = pid ?: task_pid(current),
 		.dma_dev = dma_dev,
 		.free_cb = free_callback,
 		.client_priv = client_priv,
+		.info = amd_p2p_data,
 	};
-	int r;
 
 	if (!amd_p2p_data || !dma_dev)
 		return -EINVAL;
-	r = amdgpu_rdma_find(address, length, pid, amdgpu_rdma_get_found,
-			     &get);
-	if (r)
-		return r;
-	*amd_p2p_data = get.info;
-	return 0;
+	return amdgpu_rdma_find(address, length, pid, amdgpu_rdma_get_found,
+				&get);
 }
 
 static int amdgpu_rdma_put_pages(struct amd_p2p_info **amd_p2p_data)
 {
-	return amdgpu_peer_put(amd_p2p_data);
+	return amdgpu_peer_put(&amdgpu_rdma_mgr, amd_p2p_data);
 }
 
-static int amdgpu_rdma_found_nop(struct amdgpu_vm *vm,
-				 struct amdgpu_bo_va_mapping *mapping,
-				 void *data)
+static int amdgpu_rdma_found_nop(struct amdgpu_rdma_find *f, void *data)
 {
 	return 0;
 }
@@ -376,16 +531,26 @@ static int amdgpu_rdma_is_gpu_address(u64 address, struct pid *pid)
 	return !amdgpu_rdma_find(address, 1, pid, amdgpu_rdma_found_nop, NULL);
 }
 
-static int amdgpu_rdma_page_size_found(struct amdgpu_vm *vm,
-				       struct amdgpu_bo_va_mapping *mapping,
+/*
+ * The largest power of two, at most PAGE_SIZE, to which the range can be
+ * rounded without leaving its mapping. It depends on the range and the
+ * mapping only, never on where the BO happens to be or on earlier gets.
+ * More than PAGE_SIZE cannot be promised: the DMA addresses of VRAM for a
+ * peer depend on that peer's IOMMU, which get_page_size() is not told.
+ */
+static int amdgpu_rdma_page_size_found(struct amdgpu_rdma_find *f,
 				       void *data)
 {
+	u64 start = f->mapping->start << AMDGPU_GPU_PAGE_SHIFT;
+	u64 end = (f->mapping->last + 1) << AMDGPU_GPU_PAGE_SHIFT;
 	unsigned long *page_size = data;
-	unsigned long size;
+	unsigned long size = PAGE_SIZE;
 
-	size = amdgpu_peer_mgr_page_size(&amdgpu_rdma_mgr,
-					 mapping->bo_va->base.bo);
-	*page_size = size ?: PAGE_SIZE;
+	while (size > AMDGPU_GPU_PAGE_SIZE &&
+	       (ALIGN_DOWN(f->address, size) < start ||
+		ALIGN(f->address + f->length, size) > end))
+		size >>= 1;
+	*page_size = size;
 	return 0;
 }
 
@@ -405,18 +570,11 @@ static int amdgpu_rdma_get_page_size(u64 address, u64 length,
 	return r;
 }
 
-static void amdgpu_rdma_flush_put_pages(void)
-{
-	if (READ_ONCE(amdgpu_rdma_ready))
-		amdgpu_peer_mgr_flush(&amdgpu_rdma_mgr);
-}
-
 static const struct amd_rdma_interface amdgpu_rdma_interface = {
 	.get_pages = amdgpu_rdma_get_pages,
 	.put_pages = amdgpu_rdma_put_pages,
 	.is_gpu_address = amdgpu_rdma_is_gpu_address,
 	.get_page_size = amdgpu_rdma_get_page_size,
-	.flush_put_pages = amdgpu_rdma_flush_put_pages,
 };
 
 /**
@@ -440,20 +598,49 @@ int amdkfd_query_rdma_interface(const struct amd_rdma_interface **rdma)
 EXPORT_SYMBOL_GPL(amdkfd_query_rdma_interface);
 
 /**
+ * amdkfd_rdma_capabilities - what this amdgpu guarantees its peers
+ *
+ * See include/drm/amd_rdma.h.
+ *
+ * Return: a mask of AMD_RDMA_CAP_* bits; 0 if the interface is not set up.
+ */
+u64 amdkfd_rdma_capabilities(void)
+{
+	if (!READ_ONCE(amdgpu_rdma_ready))
+		return 0;
+	return AMD_RDMA_CAP_FREE_CALLBACK | AMD_RDMA_CAP_PERSISTENT |
+	       AMD_RDMA_CAP_PUT_ANY_CONTEXT | AMD_RDMA_CAP_LATE_PUT |
+	       AMD_RDMA_CAP_DEVICE_EVENTS;
+}
+EXPORT_SYMBOL_GPL(amdkfd_rdma_capabilities);
+
+/**
+ * amdkfd_rdma_synchronize - wait for callbacks and deferred releases
+ *
+ * See include/drm/amd_rdma.h.
+ *
+ * Context: process context, may sleep; not from a free callback.
+ */
+void amdkfd_rdma_synchronize(void)
+{
+	if (READ_ONCE(amdgpu_rdma_ready))
+		amdgpu_peer_mgr_synchronize(&amdgpu_rdma_mgr);
+}
+EXPORT_SYMBOL_GPL(amdkfd_rdma_synchronize);
+
+/**
  * amdgpu_rdma_init - set up the peer memory interface at module load
  *
  * Return: 0 or -ENOMEM.
  */
 int amdgpu_rdma_init(void)
 {
-	u64 quota = (u64)amdgpu_rdma_pin_limit_mb << 20;
 	int r;
 
-	if (!quota)
-		quota = ((u64)totalram_pages() << PAGE_SHIFT) / 2;
-	r = amdgpu_peer_mgr_init(&amdgpu_rdma_mgr, &amdgpu_rdma_pin_ops, quota);
+	r = amdgpu_peer_mgr_init(&amdgpu_rdma_mgr, &amdgpu_rdma_pin_ops);
 	if (r)
 		return r;
+	amdgpu_rdma_mgr.max_tombstones = amdgpu_rdma_max_tombstones;
 	WRITE_ONCE(amdgpu_rdma_ready, true);
 	return 0;
 }
@@ -461,13 +648,15 @@ int amdgpu_rdma_init(void)
 /**
  * amdgpu_rdma_fini - tear the interface down at module unload
  *
- * Every VM is gone by then; waits for the deferred releases.
+ * Every VM and every GPU is gone by then, and so is every client module
+ * (they depend on our symbols): the tombstones left can go.
  */
 void amdgpu_rdma_fini(void)
 {
 	if (!amdgpu_rdma_ready)
 		return;
 	WRITE_ONCE(amdgpu_rdma_ready, false);
+	WARN_ON(!list_empty(&amdgpu_rdma_devs));
 	amdgpu_peer_mgr_fini(&amdgpu_rdma_mgr);
 }
 
@@ -475,37 +664,74 @@ void amdgpu_rdma_fini(void)
  * amdgpu_rdma_device_fini - a GPU goes away
  * @adev: the device
  *
- * Every VM of @adev is gone, so every registration of its memory has been
- * detached and called back; releases that clients' put_pages() deferred
- * may still be queued. Run them now, while @adev can still be unpinned
- * and its runtime PM reference dropped.
+ * Revokes every registration of @adev's memory: calls the free callback of
+ * those that have one, ends the persistent ones, and drops every pin while
+ * @adev can still be unpinned and its runtime PM reference dropped. Called
+ * when the device is torn down, hot unplug included (amdgpu_device_fini_hw()
+ * through amdgpu_amdkfd_suspend()), and again, to no effect, at its final
+ * teardown (amdgpu_amdkfd_device_fini_sw()). New pins are refused by then:
+ * the DRM device is unplugged.
  *
  * Context: process context, no amdgpu lock held.
  */
 void amdgpu_rdma_device_fini(struct amdgpu_device *adev)
 {
-	amdgpu_rdma_flush_put_pages();
+	struct amdgpu_rdma_dev *rdev;
+
+	if (!READ_ONCE(amdgpu_rdma_ready))
+		return;
+	mutex_lock(&amdgpu_rdma_devs_lock);
+	rdev = amdgpu_rdma_dev_find(adev);
+	if (rdev)
+		list_del(&rdev->link);
+	mutex_unlock(&amdgpu_rdma_devs_lock);
+	if (!rdev)
+		return;
+	amdgpu_peer_dev_revoke(&rdev->peer);
+	kfree(rdev);
 }
 
 /**
- * amdgpu_rdma_vm_init - prepare a VM to carry peer registrations
- * @vm: the VM
+ * amdgpu_rdma_device_reset - a GPU is about to be reset
+ * @adev: the device
+ *
+ * GPU reset and RAS recovery: the free callback of every registration of
+ * @adev's memory that has one is queued; the reset does not wait for them.
+ * Persistent registrations stay.
+ *
+ * Context: process context; the reset domain may be locked.
  */
-void amdgpu_rdma_vm_init(struct amdgpu_vm *vm)
+void amdgpu_rdma_device_reset(struct amdgpu_device *adev)
 {
-	amdgpu_peer_owner_init(&vm->rdma, &amdgpu_rdma_mgr);
+	struct amdgpu_rdma_dev *rdev;
+
+	if (!READ_ONCE(amdgpu_rdma_ready))
+		return;
+	mutex_lock(&amdgpu_rdma_devs_lock);
+	rdev = amdgpu_rdma_dev_find(adev);
+	if (rdev)
+		amdgpu_peer_dev_invalidate(&rdev->peer);
+	mutex_unlock(&amdgpu_rdma_devs_lock);
 }
 
 /**
  * amdgpu_rdma_vm_fini - the VM goes away: fire the callbacks of all its
- * registrations and free the tombstones
+ * registrations
  * @vm: the VM
+ *
+ * Persistent registrations stay pinned until they are put; tombstones stay
+ * until they are put or reclaimed.
  *
  * Context: process context, no amdgpu lock held.
  */
 void amdgpu_rdma_vm_fini(struct amdgpu_vm *vm)
 {
-	amdgpu_peer_owner_fini(&vm->rdma);
+	struct amdgpu_peer_owner *owner = vm->rdma;
+
+	if (!owner)
+		return;
+	vm->rdma = NULL;
+	amdgpu_peer_owner_destroy(owner);
 }
 
 /**
@@ -520,8 +746,8 @@ void amdgpu_rdma_vm_fini(struct amdgpu_vm *vm)
  */
 void amdgpu_rdma_vm_invalidate(struct amdgpu_vm *vm, u64 first, u64 last)
 {
-	if (!RB_EMPTY_ROOT(&vm->rdma.regs.rb_root))
-		amdgpu_peer_invalidate(&vm->rdma, first, last);
+	if (vm->rdma)
+		amdgpu_peer_invalidate(vm->rdma, first, last);
 }
 
 /**
@@ -533,9 +759,11 @@ void amdgpu_rdma_vm_invalidate(struct amdgpu_vm *vm, u64 first, u64 last)
  */
 void amdgpu_rdma_vm_flush(struct amdgpu_vm *vm)
 {
-	if (!list_empty_careful(&vm->rdma.dying) ||
-	    work_busy(&vm->rdma.flush_work))
-		amdgpu_peer_owner_flush(&vm->rdma);
+	/* Paired with the smp_store_release() in amdgpu_rdma_get_found(). */
+	struct amdgpu_peer_owner *owner = smp_load_acquire(&vm->rdma);
+
+	if (owner && !amdgpu_peer_owner_idle(owner))
+		amdgpu_peer_owner_flush(owner);
 }
 
 /**
@@ -553,14 +781,24 @@ void amdgpu_rdma_process_flush(struct kfd_process *p)
 			amdgpu_rdma_vm_flush(drm_priv_to_vm(p->pdds[i]->drm_priv));
 }
 
-/**
- * amdgpu_rdma_bo_release_notify - check that no registration outlives a BO
- * @bo: the BO being released
- *
- * A registration holds a BO reference, so this cannot happen.
- */
-void amdgpu_rdma_bo_release_notify(struct amdgpu_bo *bo)
+#if IS_ENABLED(CONFIG_KUNIT)
+/* The manager, for tests that look at its counters or switch knobs. */
+struct amdgpu_peer_mgr *amdgpu_rdma_test_mgr(void)
 {
-	if (READ_ONCE(amdgpu_rdma_ready) && bo->tbo.pin_count)
-		WARN_ON_ONCE(amdgpu_peer_mgr_obj_pinned(&amdgpu_rdma_mgr, bo));
+	return &amdgpu_rdma_mgr;
 }
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_rdma_test_mgr);
+
+struct amdgpu_rdma_counters *amdgpu_rdma_test_counters(void)
+{
+	return &amdgpu_rdma_counters;
+}
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_rdma_test_counters);
+
+/* The quota record of @adev (created if it has none), for tests. */
+struct amdgpu_peer_dev *amdgpu_rdma_test_dev(struct amdgpu_device *adev)
+{
+	return amdgpu_rdma_dev_get(adev);
+}
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_rdma_test_dev);
+#endif

@@ -39,7 +39,10 @@ struct peer_test_bo {
 struct peer_test_ctx {
 	struct kunit *test;
 	struct amdgpu_peer_mgr mgr;
-	struct amdgpu_peer_owner owner;
+	/* the provider device (a GPU), with its quota */
+	struct amdgpu_peer_dev gpu;
+	/* the address space (a VM) */
+	struct amdgpu_peer_owner *owner;
 	bool owner_done;
 	struct device *dev[2];
 	/* plays the KFD process mutex */
@@ -51,6 +54,8 @@ struct peer_test_ctx {
 	struct peer_test_bo bo[PEER_TEST_NR_BOS];
 	/* error the next fake pin returns, then 0 */
 	int pin_error;
+	/* direction of the last pin */
+	enum dma_data_direction last_dir;
 };
 
 /* A client registration, like hfi1's cache node. */
@@ -65,10 +70,13 @@ struct peer_test_client {
 	int put_in_cb_ret;
 	/* the client's own lock, taken around get and in the callback */
 	struct mutex *client_lock;
+	/* callback: the registration's table, read (it must still be there) */
+	u64 cb_dma;
 };
 
 static int peer_test_pin(struct amdgpu_peer_mgr *mgr, void *obj,
-			 struct device *dma_dev, struct sg_table **out)
+			 struct device *dma_dev, enum dma_data_direction dir,
+			 struct sg_table **out)
 {
 	struct peer_test_ctx *ctx = container_of(mgr, struct peer_test_ctx,
 						 mgr);
@@ -78,6 +86,7 @@ static int peer_test_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 	struct sg_table *sgt;
 	int i, r;
 
+	ctx->last_dir = dir;
 	r = ctx->pin_error;
 	if (r) {
 		ctx->pin_error = 0;
@@ -103,7 +112,8 @@ static int peer_test_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 }
 
 static void peer_test_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
-			    struct device *dma_dev, struct sg_table *sgt)
+			    struct device *dma_dev, enum dma_data_direction dir,
+			    struct sg_table *sgt)
 {
 	struct peer_test_bo *bo = obj;
 
@@ -117,6 +127,14 @@ static const struct amdgpu_peer_pin_ops peer_test_ops = {
 	.pin = peer_test_pin,
 	.unpin = peer_test_unpin,
 };
+
+/* The manager of the running test, for puts from timers and kthreads. */
+static struct amdgpu_peer_mgr *peer_test_mgr;
+
+static int peer_test_put(struct amd_p2p_info **info)
+{
+	return amdgpu_peer_put(peer_test_mgr, info);
+}
 
 /* BO i is mapped at GPU pages [i * 1000, i * 1000 + 15]. */
 static u64 peer_test_first(unsigned int i)
@@ -149,18 +167,22 @@ static int peer_test_init(struct kunit *test)
 		ctx->bo[i].dma_base = (u64)(i + 1) << 32;
 		ctx->mapped[i] = true;
 	}
-	KUNIT_ASSERT_EQ(test, amdgpu_peer_mgr_init(&ctx->mgr, &peer_test_ops,
-						   U64_MAX), 0);
-	amdgpu_peer_owner_init(&ctx->owner, &ctx->mgr);
+	KUNIT_ASSERT_EQ(test, amdgpu_peer_mgr_init(&ctx->mgr, &peer_test_ops),
+			0);
+	amdgpu_peer_dev_init(&ctx->mgr, &ctx->gpu, U64_MAX);
+	ctx->owner = amdgpu_peer_owner_create(&ctx->mgr);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->owner);
+	peer_test_mgr = &ctx->mgr;
 	test->priv = ctx;
 	return 0;
 }
 
+/* Process exit: the address space goes. */
 static void peer_test_owner_fini(struct peer_test_ctx *ctx)
 {
 	if (ctx->owner_done)
 		return;
-	amdgpu_peer_owner_fini(&ctx->owner);
+	amdgpu_peer_owner_destroy(ctx->owner);
 	ctx->owner_done = true;
 }
 
@@ -170,6 +192,8 @@ static void peer_test_exit(struct kunit *test)
 	int i;
 
 	peer_test_owner_fini(ctx);
+	/* The GPU goes: ends what the test left pinned. */
+	amdgpu_peer_dev_revoke(&ctx->gpu);
 	amdgpu_peer_mgr_fini(&ctx->mgr);
 	/* Nothing leaked: every pin, mapping and registration is gone. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
@@ -195,6 +219,7 @@ static void peer_test_cb(void *priv)
 {
 	struct peer_test_client *c = priv;
 	struct peer_test_ctx *ctx = c->ctx;
+	struct amd_p2p_info *info;
 
 	might_sleep();
 	/*
@@ -203,15 +228,27 @@ static void peer_test_cb(void *priv)
 	 * this thread rather than whether the locks are taken at all.
 	 */
 	c->locks_free = !IS_ENABLED(CONFIG_LOCKDEP) ||
-			(!lockdep_is_held(&ctx->proc_lock) &&
-			 !lockdep_is_held(&ctx->root.base));
+			(lockdep_is_held(&ctx->proc_lock) != LOCK_STATE_HELD &&
+			 lockdep_is_held(&ctx->root.base) != LOCK_STATE_HELD);
 	if (c->client_lock)
 		mutex_lock(c->client_lock);
+	/*
+	 * The table is still readable (KASAN would see a use after free).
+	 * A racing put of the client's own may have cleared its pointer;
+	 * the registration stays until this callback returns.
+	 */
+	info = READ_ONCE(c->info);
+	if (info)
+		c->cb_dma = sg_dma_address(info->pages->sgl);
 	atomic_inc(&c->callbacks);
 	if (c->put_in_cb)
-		c->put_in_cb_ret = amdgpu_peer_put(&c->info);
+		c->put_in_cb_ret = peer_test_put(&c->info);
 	if (c->client_lock)
 		mutex_unlock(c->client_lock);
+}
+
+static void peer_test_nop_cb(void *priv)
+{
 }
 
 /* What amdgpu's get_pages does: lookup and register under the locks. */
@@ -223,6 +260,7 @@ static int peer_test_get_cb(struct peer_test_ctx *ctx, unsigned int i,
 	struct amdgpu_peer_reg_args args = {
 		.first = peer_test_first(i),
 		.last = peer_test_last(ctx, i),
+		.dev = &ctx->gpu,
 		.obj = &ctx->bo[i],
 		.obj_size = ctx->bo[i].size,
 		.offset = offset,
@@ -230,14 +268,16 @@ static int peer_test_get_cb(struct peer_test_ctx *ctx, unsigned int i,
 		.length = length,
 		.pid = task_pid(current),
 		.dma_dev = dev,
+		.dir = DMA_BIDIRECTIONAL,
 		.free_cb = cb,
 		.client_priv = priv,
+		.may_pin = true,
 	};
 	int r;
 
 	peer_test_lock(ctx);
 	if (ctx->mapped[i])
-		r = amdgpu_peer_register(&ctx->owner, &args, info);
+		r = amdgpu_peer_register(ctx->owner, &args, info);
 	else
 		r = -EFAULT;
 	peer_test_unlock(ctx);
@@ -269,10 +309,10 @@ static unsigned int peer_test_unmap(struct peer_test_ctx *ctx, unsigned int i)
 
 	peer_test_lock(ctx);
 	ctx->mapped[i] = false;
-	n = amdgpu_peer_invalidate(&ctx->owner, peer_test_first(i),
+	n = amdgpu_peer_invalidate(ctx->owner, peer_test_first(i),
 				   peer_test_last(ctx, i));
 	peer_test_unlock(ctx);
-	amdgpu_peer_owner_flush(&ctx->owner);
+	amdgpu_peer_owner_flush(ctx->owner);
 	return n;
 }
 
@@ -303,15 +343,18 @@ static void peer_callback_fires_once_on_unmap(struct kunit *test)
 	/* The unmap returned only after the callback ran, lock-free. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&c.callbacks), 1);
 	KUNIT_EXPECT_TRUE(test, c.locks_free);
+	KUNIT_EXPECT_EQ(test, c.cb_dma, ctx->bo[0].dma_base);
 	/* Unmapped and unpinned once the callback returned. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
-	/* A tombstone: the info is still there, without pages. */
-	KUNIT_EXPECT_NULL(test, info->pages);
+	/* A tombstone: the info and its table stay until put. */
+	KUNIT_ASSERT_NOT_NULL(test, info->pages);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(info->pages->sgl),
+			ctx->bo[0].dma_base);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.tombstones), 1);
 
 	/* A second removal finds nothing; the callback stays at one. */
 	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 0U);
-	amdgpu_peer_owner_fini(&ctx->owner);
-	ctx->owner_done = true;
+	peer_test_owner_fini(ctx);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c.callbacks), 1);
 }
 
@@ -321,13 +364,13 @@ static void peer_put_args(struct kunit *test)
 	struct peer_test_client c = {};
 	struct amd_p2p_info *null_info = NULL;
 
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&null_info), -EINVAL);
+	KUNIT_EXPECT_EQ(test, peer_test_put(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&null_info), -EINVAL);
 
 	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &c), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&c.info), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&c.info), 0);
 	KUNIT_EXPECT_NULL(test, c.info);
-	amdgpu_peer_mgr_flush(&ctx->mgr);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
 }
@@ -339,21 +382,21 @@ static void peer_put_before_callback(struct kunit *test)
 
 	/* Put while live: no callback at a later unmap. */
 	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &a), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&a.info), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&a.info), 0);
 	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 0U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a.callbacks), 0);
 
 	/* Put after the detach, before the flush: no callback either. */
 	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 1, &b), 0);
 	peer_test_lock(ctx);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(&ctx->owner,
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(ctx->owner,
 						     peer_test_first(1),
 						     peer_test_last(ctx, 1)),
 			1U);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&b.info), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&b.info), 0);
 	peer_test_unlock(ctx);
-	amdgpu_peer_owner_flush(&ctx->owner);
-	amdgpu_peer_mgr_flush(&ctx->mgr);
+	amdgpu_peer_owner_flush(ctx->owner);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b.callbacks), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[1].pinned), 0);
@@ -382,20 +425,34 @@ static void peer_put_after_callback(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &c), 0);
 	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 1U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 1);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&c.info), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.tombstones), 1);
+	/* As old hfi1 does from its deferred free with the cache off. */
+	KUNIT_EXPECT_EQ(test, sg_dma_len(c.info->pages->sgl),
+			PEER_TEST_BO_SIZE);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&c.info), 0);
 	KUNIT_EXPECT_NULL(test, c.info);
-	amdgpu_peer_mgr_flush(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.tombstones), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unknown_puts), 0);
 }
 
-static void peer_tombstone_freed_with_owner(struct kunit *test)
+/*
+ * Process exit: tombstones and persistent registrations outlive the owner;
+ * a put after it is gone touches only the registration and returns 0.
+ */
+static void peer_tombstone_outlives_owner(struct kunit *test)
 {
 	struct peer_test_ctx *ctx = test->priv;
 	struct peer_test_client c[3] = {};
+	struct amd_p2p_info *persistent;
 	int i;
 
 	for (i = 0; i < 3; i++)
 		KUNIT_ASSERT_EQ(test, peer_test_get(ctx, i, &c[i]), 0);
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 3, 0, PAGE_SIZE,
+						ctx->dev[0], NULL,
+						&persistent), 0);
 	/* One freed by the application (tombstone, never put) ... */
 	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 1U);
 	/* ... the others by process exit. */
@@ -403,9 +460,25 @@ static void peer_tombstone_freed_with_owner(struct kunit *test)
 	for (i = 0; i < 3; i++) {
 		KUNIT_EXPECT_EQ(test, atomic_read(&c[i].callbacks), 1);
 		KUNIT_EXPECT_TRUE(test, c[i].locks_free);
+		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[i].pinned), 0);
 	}
-	amdgpu_peer_mgr_flush(&ctx->mgr);
+	/* The persistent one is still pinned and mapped. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[3].pinned), 1);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(persistent->pages->sgl),
+			ctx->bo[3].dma_base);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.tombstones), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 4);
+
+	/* Late puts, after the owner is gone. */
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, sg_dma_address(c[i].info->pages->sgl),
+				ctx->bo[i].dma_base);
+		KUNIT_EXPECT_EQ(test, peer_test_put(&c[i].info), 0);
+	}
+	KUNIT_EXPECT_EQ(test, peer_test_put(&persistent), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[3].pinned), 0);
 }
 
 static void peer_shared_pin(struct kunit *test)
@@ -436,19 +509,19 @@ static void peer_shared_pin(struct kunit *test)
 						2 * PAGE_SIZE, ctx->dev[1],
 						NULL, &other), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins), 2);
-	/* A range across two segments has two entries. */
-	KUNIT_EXPECT_EQ(test, other->pages->nents, 2U);
+	/* A range across two DMA-contiguous segments has one entry. */
+	KUNIT_EXPECT_EQ(test, other->pages->nents, 1U);
 	KUNIT_EXPECT_EQ(test, sg_dma_address(other->pages->sgl),
 			ctx->bo[0].dma_base + (1ULL << 40) + seg - PAGE_SIZE);
 
 	for (i = 0; i < 7; i++)
-		KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&info[i]), 0);
-	amdgpu_peer_mgr_flush(&ctx->mgr);
+		KUNIT_EXPECT_EQ(test, peer_test_put(&info[i]), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 	/* The shared pin stays while a sharer is left. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unpins), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&info[7]), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&other), 0);
-	amdgpu_peer_mgr_flush(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&info[7]), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&other), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unpins), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
 }
@@ -469,31 +542,47 @@ static void peer_shared_pin_dies_after_all_callbacks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
 }
 
+/*
+ * The quota is the GPU's, charged by the bytes registered (a BO larger
+ * than the quota can be served), and a put returns it at once, so a
+ * client's evict-and-retry succeeds without waiting for the worker.
+ */
 static void peer_pin_quota(struct kunit *test)
 {
 	struct peer_test_ctx *ctx = test->priv;
-	struct amd_p2p_info *a, *b, *poison = ERR_PTR(-EBADF);
+	struct amd_p2p_info *a, *b, *c, *poison = ERR_PTR(-EBADF);
 
-	ctx->mgr.quota = PEER_TEST_BO_SIZE;
-	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 0, 0, PAGE_SIZE,
+	ctx->gpu.limit = PEER_TEST_BO_SIZE / 2;
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 0, 0,
+						PEER_TEST_BO_SIZE / 4,
 						ctx->dev[0], NULL, &a), 0);
-	/* Sharing the pin costs nothing ... */
-	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 0, PAGE_SIZE, PAGE_SIZE,
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 1, 0,
+						PEER_TEST_BO_SIZE / 4,
 						ctx->dev[0], NULL, &b), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&b), 0);
-	/* ... a second object is over quota. */
-	b = poison;
-	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 1, 0, PAGE_SIZE,
-						ctx->dev[0], NULL, &b),
+	KUNIT_EXPECT_EQ(test, ctx->gpu.charged, PEER_TEST_BO_SIZE / 2);
+	/* Over quota, on a fresh object: its new pin is undone. */
+	c = poison;
+	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 2, 0, PAGE_SIZE,
+						ctx->dev[0], NULL, &c),
 			-ENOSPC);
-	KUNIT_EXPECT_PTR_EQ(test, b, poison);
-	/* It recovers once the pages are put and released. */
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&a), 0);
-	amdgpu_peer_mgr_flush(&ctx->mgr);
-	KUNIT_EXPECT_EQ(test, ctx->mgr.pinned, 0ULL);
-	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 1, 0, PAGE_SIZE,
-						ctx->dev[0], NULL, &b), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&b), 0);
+	KUNIT_EXPECT_PTR_EQ(test, c, poison);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[2].pinned), 0);
+	/* ... and on a shared pin. */
+	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 0, PAGE_SIZE, PAGE_SIZE,
+						ctx->dev[0], NULL, &c),
+			-ENOSPC);
+	KUNIT_EXPECT_PTR_EQ(test, c, poison);
+	/* Evict and retry, with no wait in between. */
+	KUNIT_EXPECT_EQ(test, peer_test_put(&a), 0);
+	KUNIT_EXPECT_EQ(test, ctx->gpu.charged, PEER_TEST_BO_SIZE / 4);
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 2, 0, PAGE_SIZE,
+						ctx->dev[0], NULL, &c), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&b), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&c), 0);
+	KUNIT_EXPECT_EQ(test, ctx->gpu.charged, 0ULL);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins),
+			atomic_read(&ctx->mgr.stats.unpins));
 }
 
 static void peer_get_errors_leave_info(struct kunit *test)
@@ -526,13 +615,34 @@ static void peer_get_errors_leave_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 2, 0, PAGE_SIZE,
 						ctx->dev[0], NULL, &info),
 			-EFAULT);
-	/* The owner is going away. */
-	peer_test_owner_fini(ctx);
+	/* Without the object's lock, only an existing pin is shared. */
+	{
+		struct amdgpu_peer_reg_args args = {
+			.first = peer_test_first(1),
+			.last = peer_test_last(ctx, 1),
+			.obj = &ctx->bo[1],
+			.obj_size = PEER_TEST_BO_SIZE,
+			.length = PAGE_SIZE,
+			.pid = task_pid(current),
+			.dma_dev = ctx->dev[0],
+			.dir = DMA_BIDIRECTIONAL,
+		};
+
+		peer_test_lock(ctx);
+		KUNIT_EXPECT_EQ(test, amdgpu_peer_register(ctx->owner, &args,
+							   &info), -EAGAIN);
+		peer_test_unlock(ctx);
+		KUNIT_EXPECT_PTR_EQ(test, info, poison);
+		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[1].pinned), 0);
+	}
+	/* The owner is being destroyed (amdgpu_peer_owner_destroy()). */
+	ctx->owner->dead = true;
 	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 0, 0, PAGE_SIZE,
 						ctx->dev[0], NULL, &info),
 			-ESRCH);
 	KUNIT_EXPECT_PTR_EQ(test, info, poison);
-	amdgpu_peer_mgr_flush(&ctx->mgr);
+	ctx->owner->dead = false;
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
 }
@@ -558,10 +668,10 @@ static void peer_client_lock_no_deadlock(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 1U);
 		KUNIT_EXPECT_EQ(test, atomic_read(&c.callbacks), i + 1);
 		KUNIT_EXPECT_TRUE(test, c.locks_free);
-		KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&c.info), 0);
+		KUNIT_EXPECT_EQ(test, peer_test_put(&c.info), 0);
 		peer_test_remap(ctx, 0);
 	}
-	amdgpu_peer_mgr_flush(&ctx->mgr);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 	mutex_destroy(&client_lock);
 }
 
@@ -582,7 +692,7 @@ static enum hrtimer_restart peer_test_irq_put_fn(struct hrtimer *t)
 
 	p->hardirq = in_hardirq();
 	p->softirq = in_serving_softirq();
-	p->ret = amdgpu_peer_put(&p->info);
+	p->ret = peer_test_put(&p->info);
 	complete(&p->done);
 	return HRTIMER_NORESTART;
 }
@@ -620,7 +730,7 @@ static void peer_put_from_irq(struct kunit *test)
 			KUNIT_EXPECT_TRUE(test, p[i].softirq);
 	}
 	/* The sleeping half ran on the workqueue. */
-	amdgpu_peer_mgr_flush(&ctx->mgr);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins),
 			atomic_read(&ctx->mgr.stats.unpins));
@@ -667,7 +777,7 @@ static int peer_test_race_putter(void *data)
 			break;
 		udelay(get_random_u32_below(20));
 		/* The client may have put from its callback already. */
-		amdgpu_peer_put(&r->c[r->iter].info);
+		peer_test_put(&r->c[r->iter].info);
 		complete(&r->done);
 	}
 	return 0;
@@ -708,7 +818,7 @@ static void peer_race_put_vs_unmap(struct kunit *test)
 	WRITE_ONCE(r.stop, true);
 	complete(&r.go);
 	kthread_stop(t);
-	amdgpu_peer_mgr_flush(&ctx->mgr);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 	kunit_info(test, "%u of %u registrations saw the callback\n", fired,
 		   PEER_RACE_ITERS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
@@ -736,7 +846,7 @@ static int peer_test_getter_fn(void *data)
 			continue;
 		atomic_inc(g->ok);
 		udelay(get_random_u32_below(10));
-		amdgpu_peer_put(&c->info);
+		peer_test_put(&c->info);
 	}
 	complete(&g->done);
 	return 0;
@@ -772,7 +882,7 @@ static void peer_race_get_vs_free(struct kunit *test)
 	}
 	wait_for_completion(&g[0].done);
 	wait_for_completion(&g[1].done);
-	amdgpu_peer_mgr_flush(&ctx->mgr);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 	for (k = 0; k < 2; k++) {
 		for (i = 0; i < g[k].n; i++) {
 			KUNIT_EXPECT_LE(test, atomic_read(&g[k].c[i].callbacks),
@@ -824,12 +934,15 @@ static void peer_flush_waits_for_running_callback(struct kunit *test)
 	struct amdgpu_peer_reg_args args = {
 		.first = peer_test_first(0),
 		.last = peer_test_last(ctx, 0),
+		.dev = &ctx->gpu,
 		.obj = &ctx->bo[0],
 		.obj_size = PEER_TEST_BO_SIZE,
 		.length = PAGE_SIZE,
 		.pid = task_pid(current),
 		.dma_dev = ctx->dev[0],
+		.dir = DMA_BIDIRECTIONAL,
 		.free_cb = peer_test_slow_cb,
+		.may_pin = true,
 	};
 
 	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
@@ -839,9 +952,9 @@ static void peer_flush_waits_for_running_callback(struct kunit *test)
 	args.client_priv = s;
 
 	peer_test_lock(ctx);
-	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(&ctx->owner, &args,
+	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args,
 						   &s->c.info), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(&ctx->owner, 0, U64_MAX),
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(ctx->owner, 0, U64_MAX),
 			1U);
 	peer_test_unlock(ctx);
 	/* The backstop worker picks the callback up ... */
@@ -850,10 +963,10 @@ static void peer_flush_waits_for_running_callback(struct kunit *test)
 			   IS_ERR(kthread_run(peer_test_release_fn, s,
 					      "peer_release")));
 	/* ... and the explicit flush still waits for it. */
-	amdgpu_peer_owner_flush(&ctx->owner);
+	amdgpu_peer_owner_flush(ctx->owner);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(s->finished));
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&s->c.info), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&s->c.info), 0);
 }
 
 /*
@@ -897,7 +1010,7 @@ static void peer_test_nic_cb(void *priv)
 	e->valid = false;
 	spin_unlock(&nic->lock);
 	/* The tombstone is put from the callback, as hfi1 may. */
-	amdgpu_peer_put(&e->info);
+	peer_test_put(&e->info);
 }
 
 static enum hrtimer_restart peer_test_nic_io_fn(struct hrtimer *t)
@@ -983,8 +1096,8 @@ static void peer_test_hfi1_run(struct kunit *test, bool use_callback,
 	wait_for_completion(&nic->entry.io_done);
 	hrtimer_cancel(&nic->io_timer);
 	if (nic->entry.info)
-		amdgpu_peer_put(&nic->entry.info);
-	amdgpu_peer_mgr_flush(&ctx->mgr);
+		peer_test_put(&nic->entry.info);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 }
 
 static void peer_hfi1_realloc_same_va(struct kunit *test)
@@ -1041,8 +1154,8 @@ static void peer_bench_shared_pins(struct kunit *test)
 		   n, atomic_read(&ctx->mgr.stats.pins));
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins), 1);
 	for (i = 0; i < n; i++)
-		amdgpu_peer_put(&info[i]);
-	amdgpu_peer_mgr_flush(&ctx->mgr);
+		peer_test_put(&info[i]);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 }
 
 static void peer_bench_invalidate_k_of_n(struct kunit *test)
@@ -1050,11 +1163,15 @@ static void peer_bench_invalidate_k_of_n(struct kunit *test)
 	struct peer_test_ctx *ctx = test->priv;
 	const unsigned int n = 4096, k = 8;
 	struct amdgpu_peer_reg_args args = {
+		.dev = &ctx->gpu,
 		.obj = &ctx->bo[0],
 		.obj_size = PEER_TEST_BO_SIZE,
 		.length = PAGE_SIZE,
 		.pid = task_pid(current),
 		.dma_dev = ctx->dev[0],
+		.dir = DMA_BIDIRECTIONAL,
+		.free_cb = peer_test_nop_cb,
+		.may_pin = true,
 	};
 	struct amd_p2p_info *info;
 	unsigned int i, detached;
@@ -1067,16 +1184,16 @@ static void peer_bench_invalidate_k_of_n(struct kunit *test)
 
 		args.first = m * 16;
 		args.last = m * 16 + 15;
-		KUNIT_ASSERT_EQ(test, amdgpu_peer_register(&ctx->owner, &args,
+		KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args,
 							   &info), 0);
 	}
 	peer_test_unlock(ctx);
 
 	visited = atomic_read(&ctx->mgr.stats.visited);
 	peer_test_lock(ctx);
-	detached = amdgpu_peer_invalidate(&ctx->owner, 7 * 16, 7 * 16 + 15);
+	detached = amdgpu_peer_invalidate(ctx->owner, 7 * 16, 7 * 16 + 15);
 	peer_test_unlock(ctx);
-	amdgpu_peer_owner_flush(&ctx->owner);
+	amdgpu_peer_owner_flush(ctx->owner);
 	visited = atomic_read(&ctx->mgr.stats.visited) - visited;
 	kunit_info(test,
 		   "bench: invalidate %u of %u registrations: %u detached, %d tree queries (goal k+1=%u)\n",
@@ -1088,49 +1205,407 @@ static void peer_bench_invalidate_k_of_n(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.invalidated), (int)n);
 }
 
-struct peer_page_size_case {
+/* A NULL callback asks for persistent pages (NVIDIA's rule, current hfi1). */
+static void peer_persistent_until_put(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct amd_p2p_info *info;
+
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 0, 0, PAGE_SIZE,
+						ctx->dev[0], NULL, &info), 0);
+	/* The application frees the buffer: detached, nobody to call. */
+	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 1U);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.callbacks), 0);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(info->pages->sgl),
+			ctx->bo[0].dma_base);
+	/* A GPU reset leaves it alone too. */
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_dev_invalidate(&ctx->gpu), 0U);
+	/* So does the process's exit. */
+	peer_test_owner_fini(ctx);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 1);
+	/* Only the client's put ends it. */
+	KUNIT_EXPECT_EQ(test, peer_test_put(&info), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+}
+
+/*
+ * Clients that never put after the callback (cxi) leak nothing unbounded:
+ * beyond max_tombstones the oldest is freed, and a late put of a freed one
+ * is recognised without touching it.
+ */
+static void peer_tombstones_bounded(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client c[PEER_TEST_NR_BOS] = {};
+	struct amd_p2p_info *oldest;
+	int i;
+
+	ctx->mgr.max_tombstones = 2;
+	for (i = 0; i < PEER_TEST_NR_BOS; i++)
+		KUNIT_ASSERT_EQ(test, peer_test_get(ctx, i, &c[i]), 0);
+	oldest = c[0].info;
+	for (i = 0; i < PEER_TEST_NR_BOS; i++)
+		KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, i), 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.tombstones), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.reclaimed),
+			PEER_TEST_NR_BOS - 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 2);
+	/* The newest are still readable and put normally. */
+	for (i = PEER_TEST_NR_BOS - 2; i < PEER_TEST_NR_BOS; i++) {
+		KUNIT_EXPECT_EQ(test, sg_dma_address(c[i].info->pages->sgl),
+				ctx->bo[i].dma_base);
+		KUNIT_EXPECT_EQ(test, peer_test_put(&c[i].info), 0);
+	}
+	/* A put of a freed one: 0, and nothing touched. */
+	KUNIT_EXPECT_EQ(test, peer_test_put(&oldest), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unknown_puts), 1);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+}
+
+/* GPU reset: callbacks for those that asked, from the workqueue. */
+static void peer_dev_invalidate_reset(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client c[2] = {};
+	struct amd_p2p_info *persistent;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, peer_test_get(ctx, i, &c[i]), 0);
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 2, 0, PAGE_SIZE,
+						ctx->dev[0], NULL,
+						&persistent), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_dev_invalidate(&ctx->gpu), 2U);
+	/* The caller does not wait; a client module would synchronize. */
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&c[i].callbacks), 1);
+		KUNIT_EXPECT_TRUE(test, c[i].locks_free);
+		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[i].pinned), 0);
+		KUNIT_EXPECT_EQ(test, peer_test_put(&c[i].info), 0);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[2].pinned), 1);
+	/* New registrations work after the reset. */
+	KUNIT_EXPECT_EQ(test, peer_test_get(ctx, 0, &c[0]), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&c[0].info), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&persistent), 0);
+}
+
+/* GPU removal: every registration ends, new ones are refused. */
+static void peer_dev_revoke_unplug(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct amd_p2p_info *persistent, *poison = ERR_PTR(-EBADF), *info;
+	struct peer_test_client c = {};
+
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &c), 0);
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 1, 0, PAGE_SIZE,
+						ctx->dev[0], NULL,
+						&persistent), 0);
+	/* One put is still queued when the device goes. */
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 2, 0, PAGE_SIZE,
+						ctx->dev[0], NULL, &info), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&info), 0);
+	amdgpu_peer_dev_revoke(&ctx->gpu);
+	/* Returned after the callback and with every pin gone. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.callbacks), 1);
+	KUNIT_EXPECT_TRUE(test, c.locks_free);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[1].pinned), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[2].pinned), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.revoked), 2);
+	info = poison;
+	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 3, 0, PAGE_SIZE,
+						ctx->dev[0], NULL, &info),
+			-ENODEV);
+	KUNIT_EXPECT_PTR_EQ(test, info, poison);
+	/* Both stay readable tombstones until put. */
+	KUNIT_EXPECT_EQ(test, sg_dma_address(persistent->pages->sgl),
+			ctx->bo[1].dma_base);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&persistent), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&c.info), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+}
+
+/* One pin per (object, DMA device, direction). */
+static void peer_pin_per_direction(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct amdgpu_peer_reg_args args = {
+		.first = peer_test_first(0),
+		.last = peer_test_last(ctx, 0),
+		.dev = &ctx->gpu,
+		.obj = &ctx->bo[0],
+		.obj_size = PEER_TEST_BO_SIZE,
+		.length = PAGE_SIZE,
+		.pid = task_pid(current),
+		.dma_dev = ctx->dev[0],
+		.dir = DMA_TO_DEVICE,
+		.may_pin = true,
+	};
+	struct amd_p2p_info *ro, *rw;
+
+	peer_test_lock(ctx);
+	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args, &ro),
+			0);
+	KUNIT_EXPECT_EQ(test, ctx->last_dir, DMA_TO_DEVICE);
+	args.dir = DMA_BIDIRECTIONAL;
+	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args, &rw),
+			0);
+	KUNIT_EXPECT_EQ(test, ctx->last_dir, DMA_BIDIRECTIONAL);
+	peer_test_unlock(ctx);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins), 2);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&ro), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&rw), 0);
+}
+
+/*
+ * A missing flush is seen when the backstop is off: the callback does not
+ * run until somebody flushes the owner.
+ */
+static void peer_backstop_off_needs_flush(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client c = {};
+
+	ctx->mgr.no_backstop = true;
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &c), 0);
+	peer_test_lock(ctx);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(ctx->owner,
+						     peer_test_first(0),
+						     peer_test_last(ctx, 0)),
+			1U);
+	peer_test_unlock(ctx);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.callbacks), 0);
+	KUNIT_EXPECT_FALSE(test, amdgpu_peer_owner_idle(ctx->owner));
+	amdgpu_peer_owner_flush(ctx->owner);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.callbacks), 1);
+	KUNIT_EXPECT_TRUE(test, amdgpu_peer_owner_idle(ctx->owner));
+	KUNIT_EXPECT_EQ(test, peer_test_put(&c.info), 0);
+}
+
+/*
+ * A client module's unload: synchronize returns only after callbacks that
+ * run on other threads (here the backstop worker) have returned.
+ */
+static void peer_synchronize_waits_for_callbacks(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_slow *s;
+	struct amdgpu_peer_reg_args args = {
+		.first = peer_test_first(0),
+		.last = peer_test_last(ctx, 0),
+		.dev = &ctx->gpu,
+		.obj = &ctx->bo[0],
+		.obj_size = PEER_TEST_BO_SIZE,
+		.length = PAGE_SIZE,
+		.pid = task_pid(current),
+		.dma_dev = ctx->dev[0],
+		.dir = DMA_BIDIRECTIONAL,
+		.free_cb = peer_test_slow_cb,
+		.may_pin = true,
+	};
+
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	init_completion(&s->entered);
+	init_completion(&s->release);
+	args.client_priv = s;
+
+	peer_test_lock(ctx);
+	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args,
+						   &s->c.info), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(ctx->owner, 0, U64_MAX),
+			1U);
+	peer_test_unlock(ctx);
+	wait_for_completion(&s->entered);
+	KUNIT_ASSERT_FALSE(test,
+			   IS_ERR(kthread_run(peer_test_release_fn, s,
+					      "peer_release")));
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(s->finished));
+	KUNIT_EXPECT_EQ(test, peer_test_put(&s->c.info), 0);
+}
+
+struct peer_view_case {
 	const char *name;
+	/* pin segments: DMA address and length */
 	unsigned int n;
-	u64 addr[3];
-	u32 len[3];
-	unsigned long expected;
+	u64 addr[4];
+	u64 len[4];
+	/* the range asked */
+	u64 offset;
+	u64 length;
+	/* the table expected */
+	unsigned int nents;
+	u64 eaddr[3];
+	u64 elen[3];
 };
 
-static const struct peer_page_size_case peer_page_size_cases[] = {
-	/* Highly aligned, but the chunk may not outgrow the memory. */
-	{ "one 2M segment at 1T", 1, { 1ULL << 40 }, { SZ_2M }, SZ_2M },
-	{ "one 3M segment at 1G", 1, { SZ_1G }, { 3 * SZ_1M }, SZ_2M },
-	{ "2M chunks, short tail", 3, { SZ_2M, 4 * SZ_2M, 8 * SZ_2M },
-	  { SZ_2M, SZ_2M, SZ_4K }, SZ_2M },
-	{ "64K aligned", 2, { SZ_64K, 3 * SZ_64K }, { SZ_64K, SZ_1M },
-	  SZ_64K },
-	{ "page aligned", 2, { 0x3000, SZ_1G }, { SZ_4K, SZ_2M }, SZ_4K },
+#define PEER_G(x)	((u64)(x) << 30)
+
+static const struct peer_view_case peer_view_cases[] = {
+	{ "inside one segment", 2, { PEER_G(1), PEER_G(2) },
+	  { SZ_64K, SZ_64K }, 0x1100, 0x2000, 1, { PEER_G(1) + 0x1100 },
+	  { 0x2000 } },
+	{ "across a gap", 2, { PEER_G(1), PEER_G(2) }, { SZ_64K, SZ_64K },
+	  SZ_64K - 0x100, 0x200, 2, { PEER_G(1) + SZ_64K - 0x100, PEER_G(2) },
+	  { 0x100, 0x100 } },
+	{ "contiguous segments merged", 3,
+	  { PEER_G(1), PEER_G(1) + SZ_64K, PEER_G(1) + 2 * SZ_64K },
+	  { SZ_64K, SZ_64K, SZ_64K }, 0x800, 2 * SZ_64K, 1,
+	  { PEER_G(1) + 0x800 }, { 2 * SZ_64K } },
+	{ "last byte", 2, { PEER_G(1), PEER_G(2) }, { SZ_64K, SZ_64K },
+	  2 * SZ_64K - 1, 1, 1, { PEER_G(2) + SZ_64K - 1 }, { 1 } },
+	{ "whole object", 4,
+	  { PEER_G(1), PEER_G(2), PEER_G(2) + SZ_4K, PEER_G(4) },
+	  { SZ_4K, SZ_4K, SZ_4K, SZ_4K }, 0, 4 * SZ_4K, 3,
+	  { PEER_G(1), PEER_G(2), PEER_G(4) }, { SZ_4K, 2 * SZ_4K, SZ_4K } },
 };
 
-static void peer_page_size_case_desc(const struct peer_page_size_case *c,
-				     char *desc)
+static void peer_view_case_desc(const struct peer_view_case *c, char *desc)
 {
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
 
-KUNIT_ARRAY_PARAM(peer_page_size, peer_page_size_cases,
-		  peer_page_size_case_desc);
+KUNIT_ARRAY_PARAM(peer_view, peer_view_cases, peer_view_case_desc);
 
-/* get_page_size() reports chunks that lie within the pinned memory. */
-static void peer_sgt_page_size(struct kunit *test)
+static const struct peer_view_case *peer_view_current;
+
+static int peer_view_pin(struct amdgpu_peer_mgr *mgr, void *obj,
+			 struct device *dma_dev, enum dma_data_direction dir,
+			 struct sg_table **out)
 {
-	const struct peer_page_size_case *c = test->param_value;
-	struct scatterlist *s;
-	struct sg_table sgt;
+	const struct peer_view_case *c = peer_view_current;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	int i;
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return -ENOMEM;
+	if (sg_alloc_table(sgt, c->n, GFP_KERNEL)) {
+		kfree(sgt);
+		return -ENOMEM;
+	}
+	for_each_sgtable_sg(sgt, sg, i) {
+		sg_set_page(sg, NULL, c->len[i], 0);
+		sg_dma_address(sg) = c->addr[i];
+		sg_dma_len(sg) = c->len[i];
+	}
+	*out = sgt;
+	return 0;
+}
+
+static void peer_view_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
+			    struct device *dma_dev, enum dma_data_direction dir,
+			    struct sg_table *sgt)
+{
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+static const struct amdgpu_peer_pin_ops peer_view_ops = {
+	.pin = peer_view_pin,
+	.unpin = peer_view_unpin,
+};
+
+/*
+ * A registration's table covers just the asked range, in order, splits
+ * where the DMA addresses jump and nowhere else, and adds up to the size.
+ */
+static void peer_view(struct kunit *test)
+{
+	const struct peer_view_case *c = test->param_value;
+	struct peer_test_ctx *ctx = test->priv;
+	struct amdgpu_peer_reg_args args = {
+		.first = 0,
+		.last = 15,
+		.dev = &ctx->gpu,
+		.obj = &ctx->bo[0],
+		.offset = c->offset,
+		.length = c->length,
+		.pid = task_pid(current),
+		.dma_dev = ctx->dev[0],
+		.dir = DMA_BIDIRECTIONAL,
+		.may_pin = true,
+	};
+	struct amd_p2p_info *info;
+	struct scatterlist *sg;
 	unsigned int i;
 
-	KUNIT_ASSERT_EQ(test, sg_alloc_table(&sgt, c->n, GFP_KERNEL), 0);
-	for_each_sgtable_dma_sg(&sgt, s, i) {
-		sg_dma_address(s) = c->addr[i];
-		sg_dma_len(s) = c->len[i];
+	for (i = 0; i < c->n; i++)
+		args.obj_size += c->len[i];
+	peer_view_current = c;
+	ctx->mgr.ops = &peer_view_ops;
+	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args, &info),
+			0);
+	KUNIT_EXPECT_EQ(test, info->pages->nents, c->nents);
+	for_each_sgtable_dma_sg(info->pages, sg, i) {
+		if (i >= c->nents)
+			break;
+		KUNIT_EXPECT_EQ(test, sg_dma_address(sg), c->eaddr[i]);
+		KUNIT_EXPECT_EQ(test, sg_dma_len(sg), c->elen[i]);
 	}
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_sgt_page_size(&sgt), c->expected);
-	sg_free_table(&sgt);
+	KUNIT_EXPECT_TRUE(test, sg_is_last(&info->pages->sgl[c->nents - 1]));
+	/* A range ending past the object is refused. */
+	args.offset = args.obj_size - 1;
+	args.length = 2;
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_register(ctx->owner, &args, &info),
+			-EFAULT);
+	peer_test_owner_fini(ctx);
+	amdgpu_peer_dev_revoke(&ctx->gpu);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	ctx->mgr.ops = &peer_test_ops;
+}
+
+/*
+ * The hot path: a get of an object that already has a pin for the DMA
+ * device. Counts, not times: core lock acquisitions, allocations and
+ * segment lookups of the 1st and of the Nth registration.
+ */
+static void peer_bench_repeat_register(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	const unsigned int n = 256;
+	struct amd_p2p_info **info;
+	int locks, allocs, segs, l1, a1, s1;
+	unsigned int i;
+
+	info = kunit_kcalloc(test, n, sizeof(*info), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	for (i = 0; i < n; i++) {
+		locks = atomic_read(&ctx->mgr.stats.lock_taken);
+		allocs = atomic_read(&ctx->mgr.stats.allocs);
+		segs = atomic_read(&ctx->mgr.stats.seg_visits);
+		KUNIT_ASSERT_EQ(test,
+				peer_test_get_dev(ctx, 0, (i % 16) * PAGE_SIZE,
+						  PAGE_SIZE, ctx->dev[0],
+						  NULL, &info[i]), 0);
+		locks = atomic_read(&ctx->mgr.stats.lock_taken) - locks;
+		allocs = atomic_read(&ctx->mgr.stats.allocs) - allocs;
+		segs = atomic_read(&ctx->mgr.stats.seg_visits) - segs;
+		if (!i) {
+			l1 = locks;
+			a1 = allocs;
+			s1 = segs;
+		}
+	}
+	kunit_info(test,
+		   "bench: core register, 1st: %d spinlock sections, %d allocations, %d segment visits; %uth: %d, %d, %d (goal: 1 allocation)\n",
+		   l1, a1, s1, n, locks, allocs, segs);
+	KUNIT_EXPECT_EQ(test, allocs, 1);
+	KUNIT_EXPECT_EQ(test, locks, 2);
+	for (i = 0; i < n; i++)
+		peer_test_put(&info[i]);
 }
 
 static struct kunit_case peer_reg_cases[] = {
@@ -1139,7 +1614,13 @@ static struct kunit_case peer_reg_cases[] = {
 	KUNIT_CASE(peer_put_before_callback),
 	KUNIT_CASE(peer_put_inside_callback),
 	KUNIT_CASE(peer_put_after_callback),
-	KUNIT_CASE(peer_tombstone_freed_with_owner),
+	KUNIT_CASE(peer_tombstone_outlives_owner),
+	KUNIT_CASE(peer_persistent_until_put),
+	KUNIT_CASE(peer_tombstones_bounded),
+	KUNIT_CASE(peer_dev_invalidate_reset),
+	KUNIT_CASE(peer_dev_revoke_unplug),
+	KUNIT_CASE(peer_pin_per_direction),
+	KUNIT_CASE(peer_backstop_off_needs_flush),
 	KUNIT_CASE(peer_shared_pin),
 	KUNIT_CASE(peer_shared_pin_dies_after_all_callbacks),
 	KUNIT_CASE(peer_pin_quota),
@@ -1147,13 +1628,15 @@ static struct kunit_case peer_reg_cases[] = {
 	KUNIT_CASE(peer_client_lock_no_deadlock),
 	KUNIT_CASE_PARAM(peer_put_from_irq, peer_irq_gen_params),
 	KUNIT_CASE(peer_flush_waits_for_running_callback),
+	KUNIT_CASE(peer_synchronize_waits_for_callbacks),
 	KUNIT_CASE(peer_hfi1_realloc_same_va),
 	KUNIT_CASE(peer_hfi1_without_callback_sends_stale),
 	KUNIT_CASE_SLOW(peer_race_put_vs_unmap),
 	KUNIT_CASE_SLOW(peer_race_get_vs_free),
 	KUNIT_CASE(peer_bench_shared_pins),
 	KUNIT_CASE(peer_bench_invalidate_k_of_n),
-	KUNIT_CASE_PARAM(peer_sgt_page_size, peer_page_size_gen_params),
+	KUNIT_CASE(peer_bench_repeat_register),
+	KUNIT_CASE_PARAM(peer_view, peer_view_gen_params),
 	{}
 };
 

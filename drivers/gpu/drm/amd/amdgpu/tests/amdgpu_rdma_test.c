@@ -2,9 +2,12 @@
 /*
  * Copyright 2026 The amdgpu profiler series authors
  *
- * KUnit tests of the amd_rdma.h entry points that need no GPU: the query,
- * the argument checks, and the answers for a process without a KFD
- * context. Each failing get_pages() must leave *info untouched.
+ * KUnit tests of the amd_rdma.h entry points: the query and capabilities,
+ * the argument checks, the P2P policy, and get_pages()/get_page_size()/
+ * is_gpu_address() through the real glue on a fake GPU (amdgpu_rdma_fake.c):
+ * the real VM lookup under the real root reservation, the real checks of
+ * the mapping, the registration, the quota, the hot path. Each failing
+ * get_pages() must leave *info untouched.
  */
 
 #include <kunit/device.h>
@@ -15,22 +18,22 @@
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <drm/amd_rdma.h>
+#include <drm/drm_drv.h>
 
 #include "amdgpu.h"
+#include "amdgpu_peer_reg.h"
 #include "amdgpu_rdma.h"
 #include "amdgpu_vm.h"
 #include "kfd_priv.h"
 #include "tests/amdgpu_kunit_helpers.h"
+#include "tests/amdgpu_rdma_fake.h"
 
 static const struct amd_rdma_interface *rdma_test_ops(struct kunit *test)
 {
 	const struct amd_rdma_interface *ops = NULL;
-	int r;
 
-	r = amdkfd_query_rdma_interface(&ops);
-	if (r == -ENODEV)
-		kunit_skip(test, "KFD is not initialised");
-	KUNIT_ASSERT_EQ(test, r, 0);
+	/* amdgpu_amdkfd_init() sets the interface up: it must be there. */
+	KUNIT_ASSERT_EQ(test, amdkfd_query_rdma_interface(&ops), 0);
 	KUNIT_ASSERT_NOT_NULL(test, ops);
 	return ops;
 }
@@ -45,14 +48,24 @@ static void rdma_query(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, ops->put_pages);
 	KUNIT_EXPECT_NOT_NULL(test, ops->is_gpu_address);
 	KUNIT_EXPECT_NOT_NULL(test, ops->get_page_size);
-	KUNIT_EXPECT_NOT_NULL(test, ops->flush_put_pages);
 	/* Clients test these to pick the get_pages() signature. */
 	KUNIT_EXPECT_EQ(test, AMD_RDMA_MAJOR, 2);
 	KUNIT_EXPECT_GE(test, AMD_RDMA_MINOR, 1);
+	/* 2.1 did not grow the ops table: an old amdgpu's stays valid. */
+	KUNIT_EXPECT_EQ(test, sizeof(struct amd_rdma_interface),
+			4 * sizeof(void *));
+	/* Everything the contract promises, announced at run time. */
+	KUNIT_EXPECT_EQ(test, amdkfd_rdma_capabilities(),
+			AMD_RDMA_CAP_FREE_CALLBACK | AMD_RDMA_CAP_PERSISTENT |
+			AMD_RDMA_CAP_PUT_ANY_CONTEXT | AMD_RDMA_CAP_LATE_PUT |
+			AMD_RDMA_CAP_DEVICE_EVENTS);
+	/* Nothing pending: returns at once. */
+	amdkfd_rdma_synchronize();
 }
 
 static void rdma_free_cb(void *priv)
 {
+	atomic_inc(priv);
 }
 
 struct rdma_get_case {
@@ -69,7 +82,8 @@ static const struct rdma_get_case rdma_get_cases[] = {
 	{ "zero length", 0x10000, 0, false, false, false, -EINVAL },
 	{ "wrapping range", ~0ULL - 0xfff, 0x2000, false, false, false,
 	  -EINVAL },
-	{ "no pid", 0x10000, 0x1000, true, false, false, -EINVAL },
+	/* NULL is the calling process, which has no KFD context here */
+	{ "no pid", 0x10000, 0x1000, true, false, false, -ESRCH },
 	{ "no dma device", 0x10000, 0x1000, false, true, false, -EINVAL },
 	{ "no info pointer", 0x10000, 0x1000, false, false, true, -EINVAL },
 	{ "no KFD process", 0x10000, 0x1000, false, false, false, -ESRCH },
@@ -82,11 +96,13 @@ static void rdma_get_case_desc(const struct rdma_get_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(rdma_get, rdma_get_cases, rdma_get_case_desc);
 
+/* The real kfd_lookup_process_by_pid(): a KUnit thread has no process. */
 static void rdma_get_pages_errors(struct kunit *test)
 {
 	const struct rdma_get_case *c = test->param_value;
 	const struct amd_rdma_interface *ops = rdma_test_ops(test);
 	struct amd_p2p_info *poison = ERR_PTR(-EBADF), *info = poison;
+	atomic_t cbs = ATOMIC_INIT(0);
 	struct device *dev;
 
 	dev = kunit_device_register(test, "amdgpu_rdma_nic");
@@ -96,7 +112,7 @@ static void rdma_get_pages_errors(struct kunit *test)
 				       c->null_pid ? NULL : task_pid(current),
 				       c->null_dev ? NULL : dev,
 				       c->null_info ? NULL : &info,
-				       rdma_free_cb, NULL),
+				       rdma_free_cb, &cbs),
 			c->expected);
 	KUNIT_EXPECT_PTR_EQ(test, info, poison);
 }
@@ -106,7 +122,6 @@ static void rdma_no_kfd_process(struct kunit *test)
 	const struct amd_rdma_interface *ops = rdma_test_ops(test);
 	unsigned long size = 12345;
 
-	/* A KUnit thread has no KFD process. */
 	KUNIT_EXPECT_EQ(test, ops->is_gpu_address(0x10000, task_pid(current)),
 			0);
 	KUNIT_EXPECT_EQ(test, ops->get_page_size(0x10000, 0x1000,
@@ -125,188 +140,78 @@ static void rdma_put_pages_null(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, ops->put_pages(NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, ops->put_pages(&info), -EINVAL);
-	/* Nothing deferred: returns at once. */
-	ops->flush_put_pages();
+}
+
+struct rdma_p2p_case {
+	const char *name;
+	int policy;
+	int distance;
+	int expected;
+};
+
+static const struct rdma_p2p_case rdma_p2p_cases[] = {
+	{ "default, supported topology", -1, 4, 0 },
+	{ "default, unknown host bridge", -1, -1, -EREMOTEIO },
+	{ "admin vouches, unknown host bridge", 1, -1, 0 },
+	{ "admin forbids, supported topology", 0, 4, -EREMOTEIO },
+};
+
+static void rdma_p2p_case_desc(const struct rdma_p2p_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdma_p2p, rdma_p2p_cases, rdma_p2p_case_desc);
+
+static int rdma_p2p_distance_stub(struct amdgpu_device *adev,
+				  struct device *dma_dev)
+{
+	const struct rdma_p2p_case *c = kunit_get_current_test()->param_value;
+
+	return c->distance;
 }
 
 /*
- * get_pages() through the glue with a fake KFD process of one VM holding
- * one mapping of one BO: amdgpu_rdma_process_get(), amdgpu_rdma_lookup()
- * and the pin are stubbed, the checks of the mapping, the registration and
- * the teardown are real. What the stubs replace (kfd_lookup_process_by_pid,
- * the reservations, amdgpu_bo_pin, P2P and DMA mapping, runtime PM) needs a
- * real ROCm process on a GPU.
+ * The P2P policy: pci_p2pdma_distance() by default (the Xeon E5 v4 host
+ * bridge of ROCm/ROCK-Kernel-Driver#169 is not on its list), and
+ * amdgpu.rdma_p2p to override it either way.
  */
-#define GET_VA		BIT_ULL(32)
+static void rdma_p2p_policy(struct kunit *test)
+{
+	const struct rdma_p2p_case *c = test->param_value;
+	int saved = amdgpu_rdma_p2p;
+
+	kunit_activate_static_stub(test, amdgpu_rdma_p2p_distance,
+				   rdma_p2p_distance_stub);
+	amdgpu_rdma_p2p = c->policy;
+	KUNIT_EXPECT_EQ(test, amdgpu_rdma_p2p_check(NULL, NULL), c->expected);
+	amdgpu_rdma_p2p = saved;
+}
+
+#define GET_VA		(4ULL << 30)
 #define GET_BO_SIZE	SZ_2M
-#define GET_DMA_ADDR	BIT_ULL(40)
 
 struct rdma_get_ctx {
-	struct amdgpu_device *adev;
-	struct kfd_process *p;
-	struct amdgpu_vm *vm;
-	bool vm_live;
-	struct amdgpu_bo *root;
-	struct amdgpu_bo *bo;
-	struct amdgpu_bo_va bo_va;
-	struct amdgpu_bo_va_mapping mapping;
-	struct device *nic;
-	bool no_process;
-	int lookup_ret;
-	int pin_ret;
-	atomic_t lookups;
-	atomic_t pins;
-	atomic_t unpins;
+	struct rdma_fake *f;
+	struct rdma_fake_bo *bo;
+	struct amdgpu_bo_va_mapping *m;
 	atomic_t callbacks;
 };
 
-static struct kfd_process *rdma_get_process_stub(struct pid *pid)
-{
-	struct rdma_get_ctx *ctx = kunit_get_current_test()->priv;
-
-	if (ctx->no_process)
-		return NULL;
-	kref_get(&ctx->p->ref);
-	return ctx->p;
-}
-
-static int rdma_get_lookup_stub(struct amdgpu_vm *vm, struct drm_exec *exec,
-				u64 address,
-				struct amdgpu_bo_va_mapping **out)
-{
-	struct rdma_get_ctx *ctx = kunit_get_current_test()->priv;
-
-	atomic_inc(&ctx->lookups);
-	/* amdgpu_rdma_find() holds the process mutex around the lookup. */
-	lockdep_assert_held(&ctx->p->mutex);
-	if (vm != ctx->vm || address >> AMDGPU_GPU_PAGE_SHIFT < ctx->mapping.start ||
-	    address >> AMDGPU_GPU_PAGE_SHIFT > ctx->mapping.last)
-		return -ENOENT;
-	if (ctx->lookup_ret)
-		return ctx->lookup_ret;
-	*out = &ctx->mapping;
-	return 0;
-}
-
-static int rdma_get_pin_stub(struct amdgpu_peer_mgr *mgr, void *obj,
-			     struct device *dma_dev, struct sg_table **out)
-{
-	struct rdma_get_ctx *ctx = kunit_get_current_test()->priv;
-	struct sg_table *sgt;
-
-	atomic_inc(&ctx->pins);
-	if (obj != ctx->bo || dma_dev != ctx->nic)
-		return -EINVAL;
-	if (ctx->pin_ret)
-		return ctx->pin_ret;
-	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
-	if (!sgt)
-		return -ENOMEM;
-	if (sg_alloc_table(sgt, 1, GFP_KERNEL)) {
-		kfree(sgt);
-		return -ENOMEM;
-	}
-	sg_set_page(sgt->sgl, NULL, GET_BO_SIZE, 0);
-	sg_dma_address(sgt->sgl) = GET_DMA_ADDR;
-	sg_dma_len(sgt->sgl) = GET_BO_SIZE;
-	*out = sgt;
-	return 0;
-}
-
-static void rdma_get_unpin_stub(struct amdgpu_peer_mgr *mgr, void *obj,
-				struct device *dma_dev, struct sg_table *sgt)
-{
-	struct rdma_get_ctx *ctx = kunit_get_current_test()->priv;
-
-	atomic_inc(&ctx->unpins);
-	sg_free_table(sgt);
-	kfree(sgt);
-}
-
 static int rdma_get_init(struct kunit *test)
 {
-	const struct amd_rdma_interface *ops = NULL;
-	struct kfd_process_device *pdd;
 	struct rdma_get_ctx *ctx;
-	struct drm_file *file;
-
-	if (amdkfd_query_rdma_interface(&ops) == -ENODEV)
-		kunit_skip(test, "KFD is not initialised");
 
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	ctx->adev = amdgpu_kunit_helper_alloc_device(test);
-	ctx->nic = kunit_device_register(test, "amdgpu_rdma_get_nic");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->nic));
-
-	file = amdgpu_kunit_helper_alloc_file(test, ctx->adev, 0);
-	ctx->vm = &((struct amdgpu_fpriv *)file->driver_priv)->vm;
-	ctx->root = kunit_kzalloc(test, sizeof(*ctx->root), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ctx->root);
-	ctx->root->tbo.bdev = &ctx->adev->mman.bdev;
-	ctx->vm->root.bo = ctx->root;
-
-	ctx->bo = kunit_kzalloc(test, sizeof(*ctx->bo), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ctx->bo);
-	ctx->bo->tbo.bdev = &ctx->adev->mman.bdev;
-	ctx->bo->tbo.base.size = GET_BO_SIZE;
-	ctx->bo->tbo.type = ttm_bo_type_device;
-	ctx->bo->preferred_domains = AMDGPU_GEM_DOMAIN_VRAM;
-	ctx->bo_va.base.bo = ctx->bo;
-	ctx->bo_va.base.vm = ctx->vm;
-	ctx->mapping.start = GET_VA >> AMDGPU_GPU_PAGE_SHIFT;
-	ctx->mapping.last = ctx->mapping.start +
-			    (GET_BO_SIZE >> AMDGPU_GPU_PAGE_SHIFT) - 1;
-	ctx->mapping.bo_va = &ctx->bo_va;
-
-	pdd = kunit_kzalloc(test, sizeof(*pdd), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, pdd);
-	pdd->drm_priv = file;
-	ctx->p = kunit_kzalloc(test, sizeof(*ctx->p), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ctx->p);
-	mutex_init(&ctx->p->mutex);
-	kref_init(&ctx->p->ref);
-	ctx->p->pdds[0] = pdd;
-	ctx->p->n_pdds = 1;
-
-	amdgpu_rdma_vm_init(ctx->vm);
-	ctx->vm_live = true;
+	ctx->f = rdma_fake_init(test);
+	/* A 2 MiB VRAM BO of four DMA segments, mapped at 4 GiB. */
+	ctx->bo = rdma_fake_bo(ctx->f, GET_BO_SIZE, AMDGPU_GEM_DOMAIN_VRAM, 4,
+			       SZ_64K);
+	ctx->m = rdma_fake_map(ctx->f, ctx->bo, GET_VA, 0, GET_BO_SIZE,
+			       RDMA_FAKE_RW);
 	test->priv = ctx;
-
-	kunit_activate_static_stub(test, amdgpu_rdma_process_get,
-				   rdma_get_process_stub);
-	kunit_activate_static_stub(test, amdgpu_rdma_lookup,
-				   rdma_get_lookup_stub);
-	kunit_activate_static_stub(test, amdgpu_rdma_pin, rdma_get_pin_stub);
-	kunit_activate_static_stub(test, amdgpu_rdma_unpin,
-				   rdma_get_unpin_stub);
 	return 0;
-}
-
-/* Process exit: fires the callbacks and unpins in the test thread. */
-static void rdma_get_vm_fini(struct rdma_get_ctx *ctx)
-{
-	if (!ctx->vm_live)
-		return;
-	ctx->vm_live = false;
-	amdgpu_rdma_vm_fini(ctx->vm);
-}
-
-static void rdma_get_exit(struct kunit *test)
-{
-	struct rdma_get_ctx *ctx = test->priv;
-
-	if (!ctx)
-		return;
-	rdma_get_vm_fini(ctx);
-	/* Only the test's own reference on the fake process is left. */
-	KUNIT_EXPECT_EQ(test, kref_read(&ctx->p->ref), 1);
-	mutex_destroy(&ctx->p->mutex);
-}
-
-static void rdma_get_cb(void *priv)
-{
-	atomic_inc(priv);
 }
 
 static int rdma_get(struct kunit *test, u64 va, u64 len,
@@ -314,22 +219,24 @@ static int rdma_get(struct kunit *test, u64 va, u64 len,
 {
 	struct rdma_get_ctx *ctx = test->priv;
 
-	return rdma_test_ops(test)->get_pages(va, len, task_pid(current),
-					      ctx->nic, info, rdma_get_cb,
-					      &ctx->callbacks);
+	return rdma_fake_get(ctx->f, va, len, rdma_free_cb, &ctx->callbacks,
+			     info);
 }
 
 enum rdma_reject_kind {
 	RDMA_REJECT_NONE,
 	RDMA_REJECT_PRT,
 	RDMA_REJECT_PRT_NO_BO,
+	RDMA_REJECT_UNREADABLE,
+	RDMA_REJECT_KERNEL_BO,
 	RDMA_REJECT_USERPTR,
 	RDMA_REJECT_DOORBELL,
 	RDMA_REJECT_MMIO,
 	RDMA_REJECT_IMPORT,
+	RDMA_REJECT_ENCRYPTED,
 	RDMA_REJECT_NO_PROCESS,
+	RDMA_REJECT_P2P,
 	RDMA_REJECT_PIN,
-	RDMA_REJECT_PAST_BO,
 };
 
 struct rdma_reject_case {
@@ -338,35 +245,35 @@ struct rdma_reject_case {
 	u64 address;		/* offset from GET_VA */
 	u64 length;
 	int expected;
-	bool looked_up;		/* whether the lookup is reached */
 	bool is_gpu;		/* is_gpu_address() of @address */
 };
 
 static const struct rdma_reject_case rdma_reject_cases[] = {
-	{ "zero length", RDMA_REJECT_NONE, 0, 0, -EINVAL, false, true },
-	{ "overflow", RDMA_REJECT_NONE, 0, ~0ULL - GET_VA + 2, -EINVAL,
-	  false, true },
-	{ "no KFD process", RDMA_REJECT_NO_PROCESS, 0, SZ_4K, -ESRCH, false,
-	  false },
-	{ "no mapping", RDMA_REJECT_NONE, GET_BO_SIZE, SZ_4K, -EFAULT, true,
+	{ "zero length", RDMA_REJECT_NONE, 0, 0, -EINVAL, true },
+	{ "overflow", RDMA_REJECT_NONE, 0, ~0ULL - GET_VA + 2, -EINVAL, true },
+	{ "no KFD process", RDMA_REJECT_NO_PROCESS, 0, SZ_4K, -ESRCH, false },
+	{ "no mapping", RDMA_REJECT_NONE, GET_BO_SIZE, SZ_4K, -EFAULT, false },
+	{ "no mapping below", RDMA_REJECT_NONE, -SZ_4K, SZ_4K, -EFAULT,
 	  false },
 	{ "range past the mapping end", RDMA_REJECT_NONE, GET_BO_SIZE - SZ_4K,
-	  SZ_4K + 1, -EFAULT, true, true },
+	  SZ_4K + 1, -EFAULT, true },
 	{ "range crossing into the next mapping", RDMA_REJECT_NONE, SZ_1M,
-	  GET_BO_SIZE, -EFAULT, true, true },
-	{ "range past the BO end", RDMA_REJECT_PAST_BO, SZ_1M + SZ_4K, SZ_4K,
-	  -EFAULT, true, true },
-	{ "PRT mapping", RDMA_REJECT_PRT, 0, SZ_4K, -EFAULT, true, false },
+	  GET_BO_SIZE, -EFAULT, true },
+	{ "PRT mapping", RDMA_REJECT_PRT, 0, SZ_4K, -EFAULT, false },
 	{ "PRT mapping without BO", RDMA_REJECT_PRT_NO_BO, 0, SZ_4K, -EFAULT,
-	  true, false },
-	{ "userptr", RDMA_REJECT_USERPTR, 0, SZ_4K, -EOPNOTSUPP, true, false },
-	{ "doorbell", RDMA_REJECT_DOORBELL, 0, SZ_4K, -EOPNOTSUPP, true,
 	  false },
-	{ "MMIO remap", RDMA_REJECT_MMIO, 0, SZ_4K, -EOPNOTSUPP, true, false },
-	{ "imported dma-buf", RDMA_REJECT_IMPORT, 0, SZ_4K, -EOPNOTSUPP, true,
+	{ "unreadable mapping", RDMA_REJECT_UNREADABLE, 0, SZ_4K, -EFAULT,
 	  false },
-	{ "P2P not possible", RDMA_REJECT_PIN, 0, SZ_4K, -EREMOTEIO, true,
-	  true },
+	{ "kernel BO mapped into every VM", RDMA_REJECT_KERNEL_BO, 0, SZ_4K,
+	  -EOPNOTSUPP, false },
+	{ "userptr", RDMA_REJECT_USERPTR, 0, SZ_4K, -EOPNOTSUPP, false },
+	{ "doorbell", RDMA_REJECT_DOORBELL, 0, SZ_4K, -EOPNOTSUPP, false },
+	{ "MMIO remap", RDMA_REJECT_MMIO, 0, SZ_4K, -EOPNOTSUPP, false },
+	{ "imported dma-buf", RDMA_REJECT_IMPORT, 0, SZ_4K, -EOPNOTSUPP,
+	  false },
+	{ "encrypted", RDMA_REJECT_ENCRYPTED, 0, SZ_4K, -EOPNOTSUPP, false },
+	{ "P2P not possible", RDMA_REJECT_P2P, 0, SZ_4K, -EREMOTEIO, true },
+	{ "pin fails", RDMA_REJECT_PIN, 0, SZ_4K, -ENOMEM, true },
 };
 
 static void rdma_reject_case_desc(const struct rdma_reject_case *c,
@@ -377,50 +284,86 @@ static void rdma_reject_case_desc(const struct rdma_reject_case *c,
 
 KUNIT_ARRAY_PARAM(rdma_reject, rdma_reject_cases, rdma_reject_case_desc);
 
+static int rdma_reject_distance_stub(struct amdgpu_device *adev,
+				     struct device *dma_dev)
+{
+	return -1;
+}
+
 /* Every rejection returns its documented errno and leaves *info alone. */
 static void rdma_get_pages_rejects(struct kunit *test)
 {
 	const struct rdma_reject_case *c = test->param_value;
 	struct rdma_get_ctx *ctx = test->priv;
 	struct amd_p2p_info *poison = ERR_PTR(-EBADF), *info = poison;
+	const struct amd_rdma_interface *ops = ctx->f->ops;
+	struct amdgpu_peer_mgr *mgr = amdgpu_rdma_test_mgr();
+	const struct amdgpu_peer_pin_ops *fake_ops = mgr->ops;
 	struct dma_buf_attachment *attach;
+	struct amdgpu_bo *bo = &ctx->bo->bo;
+	struct amdgpu_bo_va *prt_va;
 	unsigned long size = 12345;
+	int saved_p2p = amdgpu_rdma_p2p;
 
 	switch (c->kind) {
 	case RDMA_REJECT_PRT:
-		ctx->mapping.flags = AMDGPU_PTE_PRT_FLAG(ctx->adev);
+		ctx->m->flags |= AMDGPU_PTE_PRT_FLAG(ctx->f->adev);
 		break;
 	case RDMA_REJECT_PRT_NO_BO:
 		/* amdgpu_vm_bo_add(adev, vm, NULL), as for the PRT bo_va */
-		ctx->bo_va.base.bo = NULL;
-		ctx->mapping.flags = AMDGPU_PTE_PRT_FLAG(ctx->adev);
+		rdma_fake_lock(ctx->f, NULL);
+		prt_va = amdgpu_vm_bo_add(ctx->f->adev, ctx->f->vm, NULL);
+		KUNIT_ASSERT_NOT_NULL(test, prt_va);
+		KUNIT_ASSERT_EQ(test, amdgpu_vm_bo_unmap(ctx->f->adev,
+							 ctx->bo->bo_va,
+							 GET_VA), 0);
+		KUNIT_ASSERT_EQ(test, amdgpu_vm_bo_map(ctx->f->adev, prt_va,
+						       GET_VA, 0, GET_BO_SIZE,
+						       RDMA_FAKE_RW), 0);
+		rdma_fake_unlock(ctx->f, NULL);
+		amdgpu_vm_bo_lookup_mapping(ctx->f->vm, GET_VA >>
+					    AMDGPU_GPU_PAGE_SHIFT)->flags |=
+			AMDGPU_PTE_PRT_FLAG(ctx->f->adev);
+		break;
+	case RDMA_REJECT_UNREADABLE:
+		ctx->m->flags &= ~AMDGPU_PTE_READABLE;
+		break;
+	case RDMA_REJECT_KERNEL_BO:
+		/* The seq64 page and the CSA: amdgpu_bo_create_kernel() */
+		bo->tbo.type = ttm_bo_type_kernel;
 		break;
 	case RDMA_REJECT_USERPTR:
 		/* KFD allocates userptr BOs in the CPU domain */
-		ctx->bo->preferred_domains = AMDGPU_GEM_DOMAIN_CPU;
+		bo->preferred_domains = AMDGPU_GEM_DOMAIN_CPU;
 		break;
 	case RDMA_REJECT_DOORBELL:
-		ctx->bo->preferred_domains = AMDGPU_GEM_DOMAIN_DOORBELL;
+		bo->preferred_domains = AMDGPU_GEM_DOMAIN_DOORBELL;
 		break;
 	case RDMA_REJECT_MMIO:
 		/* KFD's doorbell and MMIO remap BOs are SG BOs */
-		ctx->bo->tbo.type = ttm_bo_type_sg;
-		ctx->bo->preferred_domains = AMDGPU_GEM_DOMAIN_GTT;
+		bo->tbo.type = ttm_bo_type_sg;
+		bo->preferred_domains = AMDGPU_GEM_DOMAIN_GTT;
 		break;
 	case RDMA_REJECT_IMPORT:
 		attach = kunit_kzalloc(test, sizeof(*attach), GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, attach);
-		ctx->bo->tbo.base.import_attach = attach;
+		bo->tbo.base.import_attach = attach;
+		break;
+	case RDMA_REJECT_ENCRYPTED:
+		bo->flags |= AMDGPU_GEM_CREATE_ENCRYPTED;
 		break;
 	case RDMA_REJECT_NO_PROCESS:
-		ctx->no_process = true;
+		ctx->f->no_process = true;
+		break;
+	case RDMA_REJECT_P2P:
+		/* The real pin: it checks the P2P policy before anything. */
+		mgr->ops = ctx->f->saved_pin_ops;
+		amdgpu_rdma_p2p = -1;
+		kunit_activate_static_stub(test, amdgpu_rdma_p2p_distance,
+					   rdma_reject_distance_stub);
 		break;
 	case RDMA_REJECT_PIN:
-		ctx->pin_ret = -EREMOTEIO;
-		break;
-	case RDMA_REJECT_PAST_BO:
-		/* A 2 MiB mapping of the BO from 1 MiB: its end is past it. */
-		ctx->mapping.offset = SZ_1M;
+		ctx->f->pin_error = -ENOMEM;
 		break;
 	default:
 		break;
@@ -429,73 +372,268 @@ static void rdma_get_pages_rejects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_get(test, GET_VA + c->address, c->length,
 				       &info), c->expected);
 	KUNIT_EXPECT_PTR_EQ(test, info, poison);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->lookups) > 0, c->looked_up);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->pins),
-			c->kind == RDMA_REJECT_PIN ? 1 : 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->unpins), 0);
+	mgr->ops = fake_ops;
+	amdgpu_rdma_p2p = saved_p2p;
+	bo->tbo.base.import_attach = NULL;
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo->pinned), 0);
 
 	/* The same checks for the queries, which do not pin. */
-	if (c->kind == RDMA_REJECT_PIN || c->kind == RDMA_REJECT_PAST_BO)
+	if (c->kind == RDMA_REJECT_P2P || c->kind == RDMA_REJECT_PIN ||
+	    c->kind == RDMA_REJECT_IMPORT)
 		return;
-	KUNIT_EXPECT_EQ(test,
-			rdma_test_ops(test)->get_page_size(GET_VA + c->address,
-							   c->length,
-							   task_pid(current),
-							   &size),
+	KUNIT_EXPECT_EQ(test, ops->get_page_size(GET_VA + c->address,
+						 c->length, task_pid(current),
+						 &size),
 			c->expected);
 	KUNIT_EXPECT_EQ(test, size, 12345UL);
-	KUNIT_EXPECT_EQ(test,
-			rdma_test_ops(test)->is_gpu_address(GET_VA + c->address,
-							    task_pid(current)),
+	KUNIT_EXPECT_EQ(test, ops->is_gpu_address(GET_VA + c->address,
+						  task_pid(current)),
 			c->is_gpu);
 }
 
-/* N gets of one BO for one device: one pin, N registrations, N callbacks. */
+/*
+ * N gets of one BO for one device: one pin, N registrations, each with
+ * its own table of its own range; every callback once at process exit.
+ */
 static void rdma_get_pages_shares_pin(struct kunit *test)
 {
 	struct rdma_get_ctx *ctx = test->priv;
-	const struct amd_rdma_interface *ops = rdma_test_ops(test);
+	const struct amd_rdma_interface *ops = ctx->f->ops;
 	struct amd_p2p_info *info[8];
-	unsigned long size = 0;
-	int i;
+	struct scatterlist *sg;
+	int i, k;
 
-	/* Before any pin: the documented lower bound. */
-	KUNIT_EXPECT_EQ(test, ops->get_page_size(GET_VA, SZ_4K,
-						 task_pid(current), &size), 0);
-	KUNIT_EXPECT_EQ(test, size, PAGE_SIZE);
-
-	/* The mapping starts 1 MiB into the BO. */
-	ctx->mapping.offset = SZ_1M;
-	ctx->mapping.last = ctx->mapping.start +
-			    (SZ_1M >> AMDGPU_GPU_PAGE_SHIFT) - 1;
 	for (i = 0; i < ARRAY_SIZE(info); i++) {
-		u64 va = GET_VA + i * SZ_64K + 0x100;
+		/* 4 KiB at 0x100 into each 64 KiB, then a range across segs */
+		u64 off = i < 7 ? i * SZ_64K + 0x100 : SZ_512K - SZ_4K;
+		u64 len = i < 7 ? SZ_4K : 2 * SZ_4K;
 
-		KUNIT_ASSERT_EQ(test, rdma_get(test, va, SZ_4K, &info[i]), 0);
+		KUNIT_ASSERT_EQ(test, rdma_get(test, GET_VA + off, len,
+					       &info[i]), 0);
 		KUNIT_ASSERT_NOT_NULL(test, info[i]);
-		KUNIT_EXPECT_EQ(test, info[i]->va, va);
-		KUNIT_EXPECT_EQ(test, info[i]->size, (u64)SZ_4K);
+		KUNIT_EXPECT_EQ(test, info[i]->va, GET_VA + off);
+		KUNIT_EXPECT_EQ(test, info[i]->size, len);
 		KUNIT_EXPECT_PTR_EQ(test, info[i]->pid, task_pid(current));
 		KUNIT_ASSERT_NOT_NULL(test, info[i]->pages);
-		KUNIT_EXPECT_EQ(test, info[i]->pages->nents, 1U);
-		KUNIT_EXPECT_EQ(test, sg_dma_address(info[i]->pages->sgl),
-				GET_DMA_ADDR + SZ_1M + i * SZ_64K + 0x100);
-		KUNIT_EXPECT_EQ(test, sg_dma_len(info[i]->pages->sgl), SZ_4K);
-		KUNIT_EXPECT_NULL(test, sg_page(info[i]->pages->sgl));
+		KUNIT_EXPECT_EQ(test, rdma_fake_sg_len(info[i]), len);
+		for_each_sgtable_dma_sg(info[i]->pages, sg, k) {
+			KUNIT_EXPECT_EQ(test, sg_dma_address(sg),
+					rdma_fake_dma(ctx->bo, off));
+			KUNIT_EXPECT_NULL(test, sg_page(sg));
+			off += sg_dma_len(sg);
+		}
 	}
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->pins), 1);
+	/* The last one crosses from segment 0 to segment 1 (64K apart). */
+	KUNIT_EXPECT_EQ(test, info[7]->pages->nents, 2U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 1);
 	KUNIT_EXPECT_EQ(test, ops->is_gpu_address(GET_VA, task_pid(current)),
 			1);
-	KUNIT_EXPECT_EQ(test, ops->get_page_size(GET_VA, SZ_4K,
-						 task_pid(current), &size), 0);
-	KUNIT_EXPECT_TRUE(test, is_power_of_2(size));
-	KUNIT_EXPECT_GE(test, size, PAGE_SIZE);
 
 	/* Process exit: every callback once, then one unpin. */
-	rdma_get_vm_fini(ctx);
+	rdma_fake_vm_fini(ctx->f);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks), ARRAY_SIZE(info));
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->unpins), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->pins), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo->pinned), 0);
+	/* Late puts of the tombstones, after the VM is gone. */
+	for (i = 0; i < ARRAY_SIZE(info); i++)
+		KUNIT_EXPECT_EQ(test, ops->put_pages(&info[i]), 0);
+}
+
+/* A second DMA device and a read-only mapping each get their own pin. */
+static void rdma_get_pages_dev_and_direction(struct kunit *test)
+{
+	struct rdma_get_ctx *ctx = test->priv;
+	const struct amd_rdma_interface *ops = ctx->f->ops;
+	struct rdma_fake_bo *ro;
+	struct amd_p2p_info *a, *b, *c;
+
+	KUNIT_ASSERT_EQ(test, rdma_get(test, GET_VA, SZ_4K, &a), 0);
+	KUNIT_EXPECT_EQ(test, ctx->f->last_dir, DMA_BIDIRECTIONAL);
+	/* A NULL pid is the calling process (API 2.0). */
+	KUNIT_ASSERT_EQ(test, ops->get_pages(GET_VA, SZ_4K, NULL, ctx->f->nic2,
+					     &b, NULL, NULL), 0);
+	KUNIT_EXPECT_PTR_EQ(test, b->pid, task_pid(current));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 2);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(b->pages->sgl),
+			rdma_fake_dma(ctx->bo, 0) + RDMA_FAKE_DMA_DEV2);
+
+	/* A read-only GPU mapping: the peer may only read it. */
+	ro = rdma_fake_bo(ctx->f, SZ_64K, AMDGPU_GEM_DOMAIN_GTT, 1, 0);
+	rdma_fake_map(ctx->f, ro, 2 * GET_VA, 0, SZ_64K, AMDGPU_PTE_READABLE);
+	KUNIT_ASSERT_EQ(test, rdma_get(test, 2 * GET_VA, SZ_4K, &c), 0);
+	KUNIT_EXPECT_EQ(test, ctx->f->last_dir, DMA_TO_DEVICE);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&a), 0);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&b), 0);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&c), 0);
+}
+
+struct rdma_page_size_case {
+	const char *name;
+	u64 map_va;
+	u64 map_size;
+	u64 va;		/* the client's unaligned range */
+	u64 len;
+};
+
+static const struct rdma_page_size_case rdma_page_size_cases[] = {
+	/* The case of the issue: 4 MiB at a 2 MiB-aligned VA. */
+	{ "4M BO at a 2M-aligned VA", 6ULL << 20, 4ULL << 20,
+	  (6ULL << 20) + 0x123, (3ULL << 20) },
+	{ "whole mapping", 1ULL << 30, 1ULL << 21, 1ULL << 30, 1ULL << 21 },
+	{ "one byte at the end", 1ULL << 30, SZ_64K, (1ULL << 30) + SZ_64K - 1,
+	  1 },
+	{ "one page mapping", 1ULL << 33, SZ_4K, (1ULL << 33) + 0x10, 0x20 },
+};
+
+static void rdma_page_size_case_desc(const struct rdma_page_size_case *c,
+				     char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdma_page_size, rdma_page_size_cases,
+		  rdma_page_size_case_desc);
+
+/*
+ * get_page_size() as hfi1 and cxi use it: ask for the unaligned range,
+ * round the range out to the answer, get_pages() the result. The answer
+ * is the same before and after a pin, and the rounded range stays in the
+ * mapping and is DMA-contiguous within each page.
+ */
+static void rdma_page_size_rounding(struct kunit *test)
+{
+	const struct rdma_page_size_case *c = test->param_value;
+	struct rdma_get_ctx *ctx = test->priv;
+	const struct amd_rdma_interface *ops = ctx->f->ops;
+	unsigned long ps = 0, ps2 = 0;
+	struct rdma_fake_bo *bo;
+	struct amd_p2p_info *info;
+	struct scatterlist *sg;
+	u64 start, end;
+	int i;
+
+	bo = rdma_fake_bo(ctx->f, c->map_size, AMDGPU_GEM_DOMAIN_VRAM,
+			  c->map_size >= SZ_2M ? 2 : 1, SZ_2M);
+	rdma_fake_map(ctx->f, bo, c->map_va, 0, c->map_size, RDMA_FAKE_RW);
+	KUNIT_ASSERT_EQ(test, ops->get_page_size(c->va, c->len,
+						 task_pid(current), &ps), 0);
+	KUNIT_EXPECT_TRUE(test, is_power_of_2(ps));
+	KUNIT_EXPECT_LE(test, ps, PAGE_SIZE);
+	start = ALIGN_DOWN(c->va, ps);
+	end = ALIGN(c->va + c->len, ps);
+	KUNIT_EXPECT_GE(test, start, c->map_va);
+	KUNIT_EXPECT_LE(test, end, c->map_va + c->map_size);
+	KUNIT_ASSERT_EQ(test, ops->get_pages(start, end - start,
+					     task_pid(current), ctx->f->nic,
+					     &info, NULL, NULL), 0);
+	/* Every page of the rounded range is DMA-contiguous and aligned. */
+	for_each_sgtable_dma_sg(info->pages, sg, i) {
+		KUNIT_EXPECT_TRUE(test, IS_ALIGNED(sg_dma_address(sg), ps));
+		KUNIT_EXPECT_TRUE(test, IS_ALIGNED(sg_dma_len(sg), ps));
+	}
+	/* Stable: the same answer now that the BO is pinned. */
+	KUNIT_ASSERT_EQ(test, ops->get_page_size(c->va, c->len,
+						 task_pid(current), &ps2), 0);
+	KUNIT_EXPECT_EQ(test, ps, ps2);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&info), 0);
+}
+
+/*
+ * The quota is per GPU and charged by the bytes registered: a BO larger
+ * than the quota is served, and a put gives the quota back at once.
+ */
+static void rdma_get_pages_quota(struct kunit *test)
+{
+	struct rdma_get_ctx *ctx = test->priv;
+	const struct amd_rdma_interface *ops = ctx->f->ops;
+	struct amd_p2p_info *a, *b, *poison = ERR_PTR(-EBADF), *c = poison;
+	struct amdgpu_peer_dev *gpu = amdgpu_rdma_test_dev(ctx->f->adev);
+
+	gpu->limit = SZ_1M;
+	KUNIT_ASSERT_EQ(test, rdma_get(test, GET_VA, SZ_512K, &a), 0);
+	KUNIT_ASSERT_EQ(test, rdma_get(test, GET_VA + SZ_1M, SZ_512K, &b), 0);
+	KUNIT_EXPECT_EQ(test, rdma_get(test, GET_VA + SZ_512K, SZ_4K, &c),
+			-ENOSPC);
+	KUNIT_EXPECT_PTR_EQ(test, c, poison);
+	/* hfi1's evict and retry: put the idle one, get again at once. */
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&a), 0);
+	KUNIT_ASSERT_EQ(test, rdma_get(test, GET_VA + SZ_512K, SZ_4K, &c), 0);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&b), 0);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&c), 0);
+}
+
+/* After the GPU is gone nothing new is pinned, and puts still work. */
+static void rdma_get_pages_after_unplug(struct kunit *test)
+{
+	struct rdma_get_ctx *ctx = test->priv;
+	const struct amd_rdma_interface *ops = ctx->f->ops;
+	struct amd_p2p_info *a, *b, *poison = ERR_PTR(-EBADF);
+
+	KUNIT_ASSERT_EQ(test, ops->get_pages(GET_VA, SZ_4K, task_pid(current),
+					     ctx->f->nic, &a, NULL, NULL), 0);
+	adev_to_drm(ctx->f->adev)->unplugged = true;
+	amdgpu_rdma_device_fini(ctx->f->adev);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo->pinned), 0);
+	b = poison;
+	KUNIT_EXPECT_EQ(test, rdma_get(test, GET_VA, SZ_4K, &b), -ENODEV);
+	KUNIT_EXPECT_PTR_EQ(test, b, poison);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&a), 0);
+	adev_to_drm(ctx->f->adev)->unplugged = false;
+}
+
+/*
+ * The hot path: a repeated get of an already registered BO for the same
+ * DMA device. Counts from one run, not times: sleeping locks (per process:
+ * the KFD process mutex and the VM root reservation; global: none),
+ * drm_exec transactions and allocations, for the 1st and the Nth get.
+ */
+static void rdma_bench_repeat_get(struct kunit *test)
+{
+	struct rdma_get_ctx *ctx = test->priv;
+	struct amdgpu_rdma_counters *cnt = amdgpu_rdma_test_counters();
+	struct amdgpu_peer_mgr *mgr = amdgpu_rdma_test_mgr();
+	const unsigned int n = 128;
+	struct amd_p2p_info **info;
+	int v[2][7], d[7];
+	unsigned int i, k;
+
+	info = kunit_kcalloc(test, n, sizeof(*info), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	for (i = 0; i < n; i++) {
+		int *s = v[0];
+
+		for (k = 0; k < 2; k++) {
+			s = v[k];
+			s[0] = atomic_read(&cnt->proc_locks);
+			s[1] = atomic_read(&cnt->root_locks);
+			s[2] = atomic_read(&cnt->exec_locks);
+			s[3] = atomic_read(&cnt->global_locks);
+			s[4] = atomic_read(&mgr->stats.allocs);
+			s[5] = atomic_read(&mgr->stats.lock_taken);
+			s[6] = atomic_read(&mgr->stats.pins);
+			if (!k)
+				KUNIT_ASSERT_EQ(test,
+						rdma_get(test,
+							 GET_VA + (i % 64) * SZ_4K,
+							 SZ_4K, &info[i]), 0);
+		}
+		for (k = 0; k < 7; k++)
+			d[k] = v[1][k] - v[0][k];
+		if (!i || i == n - 1)
+			kunit_info(test,
+				   "bench: get %u of one BO: %d process mutex, %d root reservation alone, %d drm_exec (BO lock), %d global mutex, %d allocations, %d core spinlock sections, %d pins\n",
+				   i + 1, d[0], d[1], d[2], d[3], d[4], d[5],
+				   d[6]);
+	}
+	/* The Nth get: no global sleeping lock, one allocation. */
+	KUNIT_EXPECT_EQ(test, d[2], 0);
+	KUNIT_EXPECT_EQ(test, d[3], 0);
+	KUNIT_EXPECT_EQ(test, d[4], 1);
+	KUNIT_EXPECT_EQ(test, d[6], 0);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, ctx->f->ops->put_pages(&info[i]), 0);
 }
 
 static struct kunit_case rdma_cases[] = {
@@ -503,19 +641,24 @@ static struct kunit_case rdma_cases[] = {
 	KUNIT_CASE_PARAM(rdma_get_pages_errors, rdma_get_gen_params),
 	KUNIT_CASE(rdma_no_kfd_process),
 	KUNIT_CASE(rdma_put_pages_null),
+	KUNIT_CASE_PARAM(rdma_p2p_policy, rdma_p2p_gen_params),
 	{}
 };
 
 static struct kunit_case rdma_get_cases_list[] = {
 	KUNIT_CASE_PARAM(rdma_get_pages_rejects, rdma_reject_gen_params),
 	KUNIT_CASE(rdma_get_pages_shares_pin),
+	KUNIT_CASE(rdma_get_pages_dev_and_direction),
+	KUNIT_CASE_PARAM(rdma_page_size_rounding, rdma_page_size_gen_params),
+	KUNIT_CASE(rdma_get_pages_quota),
+	KUNIT_CASE(rdma_get_pages_after_unplug),
+	KUNIT_CASE(rdma_bench_repeat_get),
 	{}
 };
 
 static struct kunit_suite rdma_get_suite = {
 	.name = "amdgpu_peer_rdma_get",
 	.init = rdma_get_init,
-	.exit = rdma_get_exit,
 	.test_cases = rdma_get_cases_list,
 };
 

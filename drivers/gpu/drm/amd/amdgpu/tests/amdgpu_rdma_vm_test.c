@@ -2,65 +2,52 @@
 /*
  * Copyright 2026 The amdgpu profiler series authors
  *
- * KUnit tests of the teardown wiring: the real amdgpu_vm_bo_unmap(),
- * amdgpu_vm_bo_clear_mappings() and amdgpu_vm_bo_replace_map() on a fake
- * VM must detach the peer registrations found through the mappings they
- * remove, and amdgpu_rdma_vm_flush() must then fire their callbacks.
- * amdgpu_vm_bo_del() (GEM handle close, KFD free) runs with the VM root's
- * real reservation held.
+ * KUnit tests of every place that ends a peer registration, driving the
+ * real path on the fake GPU of amdgpu_rdma_fake.c: the VM mapping removals
+ * (amdgpu_vm_bo_unmap(), amdgpu_vm_bo_clear_mappings() and through it
+ * amdgpu_vm_bo_replace_map(), both loops of amdgpu_vm_bo_del()), the VM
+ * teardown at process exit (amdgpu_vm_fini()), the callers that run the
+ * callbacks after dropping their locks (GEM handle close, the GEM VA
+ * ioctl, the KFD unmap and free ioctls), and the device events (GPU reset,
+ * device teardown and final fini). The core's backstop worker is off, so a
+ * path that forgets to run the callbacks before returning is seen.
  */
 
-#include <kunit/device.h>
 #include <kunit/test.h>
+#include <linux/lockdep.h>
+#include <linux/mman.h>
+#include <linux/pid.h>
 #include <linux/scatterlist.h>
-#include <linux/slab.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+#include <linux/uaccess.h>
+#include <uapi/linux/kfd_ioctl.h>
+#include <drm/amd_rdma.h>
+#include <drm/amdgpu_drm.h>
 
 #include "amdgpu.h"
+#include "amdgpu_amdkfd.h"
+#include "amdgpu_peer_reg.h"
 #include "amdgpu_rdma.h"
 #include "amdgpu_vm.h"
-#include "tests/amdgpu_kunit_helpers.h"
+#include "kfd_priv.h"
+#include "tests/amdgpu_rdma_fake.h"
 
-#define VM_TEST_BO_SIZE		(16ULL << 20)
+#define VM_MB(x)	((u64)(x) << 20)
 
-struct vm_test_ctx {
-	struct amdgpu_device *adev;
-	struct amdgpu_vm *vm;
-	struct amdgpu_bo_va *bo_va;
-	struct amdgpu_peer_mgr mgr;
-	struct device *nic;
-	int obj;
-	atomic_t callbacks[4];
+/* A client registration: counts its callbacks and checks their context. */
+struct vm_client {
+	struct rdma_fake *f;
+	struct amd_p2p_info *info;
+	atomic_t callbacks;
+	/* a callback ran with the VM root reservation held */
+	bool under_lock;
 };
 
-static int vm_test_pin(struct amdgpu_peer_mgr *mgr, void *obj,
-		       struct device *dma_dev, struct sg_table **out)
-{
-	struct sg_table *sgt;
-
-	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
-	if (!sgt)
-		return -ENOMEM;
-	if (sg_alloc_table(sgt, 1, GFP_KERNEL)) {
-		kfree(sgt);
-		return -ENOMEM;
-	}
-	sg_set_page(sgt->sgl, NULL, VM_TEST_BO_SIZE, 0);
-	sg_dma_address(sgt->sgl) = 1ULL << 32;
-	sg_dma_len(sgt->sgl) = VM_TEST_BO_SIZE;
-	*out = sgt;
-	return 0;
-}
-
-static void vm_test_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
-			  struct device *dma_dev, struct sg_table *sgt)
-{
-	sg_free_table(sgt);
-	kfree(sgt);
-}
-
-static const struct amdgpu_peer_pin_ops vm_test_ops = {
-	.pin = vm_test_pin,
-	.unpin = vm_test_unpin,
+struct vm_test_ctx {
+	struct rdma_fake *f;
+	struct rdma_fake_bo *bo;
+	struct rdma_fake_bo *other;
 };
 
 static int vm_test_init(struct kunit *test)
@@ -69,216 +56,417 @@ static int vm_test_init(struct kunit *test)
 
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	ctx->adev = amdgpu_kunit_helper_alloc_device(test);
-	ctx->adev->vm_manager.max_pfn = 1ULL << 36;
-	ctx->nic = kunit_device_register(test, "amdgpu_vm_test_nic");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->nic));
-
-	/* Just what the mapping functions touch. */
-	ctx->vm = kunit_kzalloc(test, sizeof(*ctx->vm), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ctx->vm);
-	ctx->vm->va = RB_ROOT_CACHED;
-	INIT_LIST_HEAD(&ctx->vm->freed);
-	spin_lock_init(&ctx->vm->status_lock);
-	ctx->bo_va = kunit_kzalloc(test, sizeof(*ctx->bo_va), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ctx->bo_va);
-	ctx->bo_va->base.vm = ctx->vm;
-	INIT_LIST_HEAD(&ctx->bo_va->valids);
-	INIT_LIST_HEAD(&ctx->bo_va->invalids);
-
-	KUNIT_ASSERT_EQ(test, amdgpu_peer_mgr_init(&ctx->mgr, &vm_test_ops,
-						   U64_MAX), 0);
-	amdgpu_peer_owner_init(&ctx->vm->rdma, &ctx->mgr);
+	ctx->f = rdma_fake_init(test);
+	/* No backstop: a path that forgets the callbacks is caught. */
+	amdgpu_rdma_test_mgr()->no_backstop = true;
+	ctx->bo = rdma_fake_bo(ctx->f, VM_MB(16), AMDGPU_GEM_DOMAIN_VRAM, 4,
+			       0);
+	ctx->other = rdma_fake_bo(ctx->f, VM_MB(4), AMDGPU_GEM_DOMAIN_GTT, 1,
+				  0);
 	test->priv = ctx;
 	return 0;
 }
 
-static void vm_test_exit(struct kunit *test)
-{
-	struct vm_test_ctx *ctx = test->priv;
-	struct amdgpu_bo_va_mapping *m, *tmp;
-
-	amdgpu_peer_owner_fini(&ctx->vm->rdma);
-	amdgpu_peer_mgr_fini(&ctx->mgr);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
-	list_for_each_entry_safe(m, tmp, &ctx->bo_va->invalids, list) {
-		list_del(&m->list);
-		kfree(m);
-	}
-	list_for_each_entry_safe(m, tmp, &ctx->vm->freed, list) {
-		list_del(&m->list);
-		kfree(m);
-	}
-}
-
 static void vm_test_cb(void *priv)
 {
-	atomic_inc(priv);
+	struct vm_client *c = priv;
+
+	might_sleep();
+	if (IS_ENABLED(CONFIG_LOCKDEP) &&
+	    (lockdep_is_held(&c->f->root->tbo.base.resv->lock.base) ==
+	     LOCK_STATE_HELD ||
+	     lockdep_is_held(&c->f->p->mutex) == LOCK_STATE_HELD))
+		c->under_lock = true;
+	atomic_inc(&c->callbacks);
 }
 
-/* get_pages() as amdgpu_rdma.c does it: key = the mapping found. */
-static void vm_test_get(struct kunit *test, u64 va, u64 len, atomic_t *cnt,
-			struct amd_p2p_info **info)
-{
-	struct vm_test_ctx *ctx = test->priv;
-	struct amdgpu_bo_va_mapping *m;
-	struct amdgpu_peer_reg_args args = {
-		.obj = &ctx->obj,
-		.obj_size = VM_TEST_BO_SIZE,
-		.va = va,
-		.length = len,
-		.pid = task_pid(current),
-		.dma_dev = ctx->nic,
-		.free_cb = vm_test_cb,
-		.client_priv = cnt,
-	};
-
-	m = amdgpu_vm_bo_lookup_mapping(ctx->vm, va >> AMDGPU_GPU_PAGE_SHIFT);
-	KUNIT_ASSERT_NOT_NULL(test, m);
-	args.first = m->start;
-	args.last = m->last;
-	args.offset = va - (m->start << AMDGPU_GPU_PAGE_SHIFT) + m->offset;
-	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(&ctx->vm->rdma, &args,
-						   info), 0);
-}
-
-static void vm_test_map(struct kunit *test, u64 va, u64 size)
+static void vm_get(struct kunit *test, u64 va, u64 len, struct vm_client *c)
 {
 	struct vm_test_ctx *ctx = test->priv;
 
-	KUNIT_ASSERT_EQ(test, amdgpu_vm_bo_map(ctx->adev, ctx->bo_va, va, 0,
-					       size, 0), 0);
+	c->f = ctx->f;
+	KUNIT_ASSERT_EQ(test, rdma_fake_get(ctx->f, va, len, vm_test_cb, c,
+					    &c->info), 0);
 }
 
-#define VM_TEST_MB(x) ((u64)(x) << 20)
+/* The client's view after the path returned: exactly one callback. */
+static void vm_expect_fired(struct kunit *test, struct vm_client *c)
+{
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->callbacks), 1);
+	KUNIT_EXPECT_FALSE(test, c->under_lock);
+	/* The tombstone stays readable; the client may put it late. */
+	KUNIT_EXPECT_NOT_NULL(test, c->info->pages);
+	KUNIT_EXPECT_EQ(test, c->f->ops->put_pages(&c->info), 0);
+}
 
+static void vm_expect_live(struct kunit *test, struct vm_client *c)
+{
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->callbacks), 0);
+	KUNIT_EXPECT_EQ(test, c->f->ops->put_pages(&c->info), 0);
+}
+
+/* amdgpu_vm_bo_unmap() (KFD unmap, AMDGPU_VA_OP_UNMAP). */
 static void vm_unmap_fires(struct kunit *test)
 {
 	struct vm_test_ctx *ctx = test->priv;
-	struct amd_p2p_info *a, *b;
+	struct vm_client a = {}, b = {};
 
-	vm_test_map(test, VM_TEST_MB(64), VM_TEST_MB(4));
-	vm_test_map(test, VM_TEST_MB(128), VM_TEST_MB(4));
-	vm_test_get(test, VM_TEST_MB(65), VM_TEST_MB(1), &ctx->callbacks[0], &a);
-	vm_test_get(test, VM_TEST_MB(129), VM_TEST_MB(1), &ctx->callbacks[1], &b);
+	rdma_fake_map(ctx->f, ctx->bo, VM_MB(64), 0, VM_MB(4), RDMA_FAKE_RW);
+	rdma_fake_map(ctx->f, ctx->bo, VM_MB(128), VM_MB(4), VM_MB(4),
+		      RDMA_FAKE_RW);
+	vm_get(test, VM_MB(65), VM_MB(1), &a);
+	vm_get(test, VM_MB(129), VM_MB(1), &b);
 
-	KUNIT_ASSERT_EQ(test, amdgpu_vm_bo_unmap(ctx->adev, ctx->bo_va,
-						 VM_TEST_MB(64)), 0);
-	/* Detached under the caller's locks, fired by the flush. */
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.invalidated), 1);
-	amdgpu_rdma_vm_flush(ctx->vm);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks[0]), 1);
-	KUNIT_EXPECT_NULL(test, a->pages);
+	KUNIT_ASSERT_EQ(test, rdma_fake_unmap(ctx->f, ctx->bo, VM_MB(64)), 0);
+	/* Detached under the caller's locks, called by its flush. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.callbacks), 0);
+	amdgpu_rdma_vm_flush(ctx->f->vm);
+	vm_expect_fired(test, &a);
 	/* The other mapping's registration is untouched. */
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks[1]), 0);
-	KUNIT_EXPECT_NOT_NULL(test, b->pages);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&a), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&b), 0);
-	amdgpu_peer_mgr_flush(&ctx->mgr);
+	vm_expect_live(test, &b);
 }
 
-/* AMDGPU_VA_OP_CLEAR of part of a mapping fires all of its registrations. */
+/* AMDGPU_VA_OP_CLEAR of part of a mapping ends all of its registrations. */
 static void vm_clear_fires(struct kunit *test)
 {
 	struct vm_test_ctx *ctx = test->priv;
-	struct amd_p2p_info *a, *b, *c;
+	struct vm_client a = {}, b = {}, c = {};
 
-	vm_test_map(test, VM_TEST_MB(64), VM_TEST_MB(8));
-	vm_test_map(test, VM_TEST_MB(128), VM_TEST_MB(4));
-	vm_test_get(test, VM_TEST_MB(64), VM_TEST_MB(1), &ctx->callbacks[0], &a);
-	vm_test_get(test, VM_TEST_MB(70), VM_TEST_MB(1), &ctx->callbacks[1], &b);
-	vm_test_get(test, VM_TEST_MB(128), VM_TEST_MB(1), &ctx->callbacks[2], &c);
+	rdma_fake_map(ctx->f, ctx->bo, VM_MB(64), 0, VM_MB(8), RDMA_FAKE_RW);
+	rdma_fake_map(ctx->f, ctx->other, VM_MB(128), 0, VM_MB(4),
+		      RDMA_FAKE_RW);
+	vm_get(test, VM_MB(64), VM_MB(1), &a);
+	vm_get(test, VM_MB(70), VM_MB(1), &b);
+	vm_get(test, VM_MB(128), VM_MB(1), &c);
 
-	KUNIT_ASSERT_EQ(test, amdgpu_vm_bo_clear_mappings(ctx->adev, ctx->vm,
-							  VM_TEST_MB(66), VM_TEST_MB(2)), 0);
-	amdgpu_rdma_vm_flush(ctx->vm);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks[0]), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks[1]), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks[2]), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&a), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&b), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&c), 0);
-	amdgpu_peer_mgr_flush(&ctx->mgr);
+	rdma_fake_lock(ctx->f, NULL);
+	KUNIT_ASSERT_EQ(test, amdgpu_vm_bo_clear_mappings(ctx->f->adev,
+							  ctx->f->vm,
+							  VM_MB(66),
+							  VM_MB(2)), 0);
+	rdma_fake_unlock(ctx->f, NULL);
+	amdgpu_rdma_vm_flush(ctx->f->vm);
+	vm_expect_fired(test, &a);
+	vm_expect_fired(test, &b);
+	vm_expect_live(test, &c);
 }
 
-/* AMDGPU_VA_OP_REPLACE over a registered range fires it. */
+/* AMDGPU_VA_OP_REPLACE over a registered range ends it. */
 static void vm_replace_fires(struct kunit *test)
 {
 	struct vm_test_ctx *ctx = test->priv;
-	struct amd_p2p_info *a;
+	struct vm_client a = {}, b = {};
 
-	vm_test_map(test, VM_TEST_MB(64), VM_TEST_MB(4));
-	vm_test_get(test, VM_TEST_MB(64), VM_TEST_MB(4), &ctx->callbacks[0], &a);
-	KUNIT_ASSERT_EQ(test, amdgpu_vm_bo_replace_map(ctx->adev, ctx->bo_va,
-						       VM_TEST_MB(64), 0, VM_TEST_MB(4), 0),
-			0);
-	amdgpu_rdma_vm_flush(ctx->vm);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks[0]), 1);
-	/* The new mapping at the same place is found by a new get. */
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&a), 0);
-	vm_test_get(test, VM_TEST_MB(64), VM_TEST_MB(4), &ctx->callbacks[1], &a);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&a), 0);
-	amdgpu_peer_mgr_flush(&ctx->mgr);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks[1]), 0);
+	rdma_fake_map(ctx->f, ctx->bo, VM_MB(64), 0, VM_MB(4), RDMA_FAKE_RW);
+	vm_get(test, VM_MB(64), VM_MB(4), &a);
+	rdma_fake_lock(ctx->f, ctx->other);
+	ctx->other->bo_va = amdgpu_vm_bo_add(ctx->f->adev, ctx->f->vm,
+					     &ctx->other->bo);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->other->bo_va);
+	KUNIT_ASSERT_EQ(test, amdgpu_vm_bo_replace_map(ctx->f->adev,
+						       ctx->other->bo_va,
+						       VM_MB(64), 0, VM_MB(4),
+						       RDMA_FAKE_RW), 0);
+	rdma_fake_unlock(ctx->f, ctx->other);
+	amdgpu_rdma_vm_flush(ctx->f->vm);
+	vm_expect_fired(test, &a);
+	/* The new mapping at the same place gives the new BO's pages. */
+	vm_get(test, VM_MB(64), VM_MB(4), &b);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(b.info->pages->sgl),
+			rdma_fake_dma(ctx->other, 0));
+	vm_expect_live(test, &b);
 }
 
-/* GEM handle close and KFD free: amdgpu_vm_bo_del() under the root lock. */
-static void vm_bo_del_fires(struct kunit *test)
+/*
+ * amdgpu_vm_bo_del() (GEM handle close, KFD free): a mapping that was not
+ * updated yet (the invalids list) ...
+ */
+static void vm_bo_del_invalids_fires(struct kunit *test)
 {
 	struct vm_test_ctx *ctx = test->priv;
-	struct amdgpu_bo_va *bo_va;
-	struct amdgpu_bo *root;
-	struct amd_p2p_info *a, *b;
+	struct vm_client a = {}, b = {};
 
-	root = kunit_kzalloc(test, sizeof(*root), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, root);
-	root->tbo.base.resv = &root->tbo.base._resv;
-	dma_resv_init(root->tbo.base.resv);
-	ctx->vm->root.bo = root;
+	rdma_fake_map(ctx->f, ctx->bo, VM_MB(64), 0, VM_MB(4), RDMA_FAKE_RW);
+	rdma_fake_map(ctx->f, ctx->other, VM_MB(128), 0, VM_MB(4),
+		      RDMA_FAKE_RW);
+	vm_get(test, VM_MB(65), VM_MB(1), &a);
+	vm_get(test, VM_MB(128), VM_MB(1), &b);
+	rdma_fake_bo_del(ctx->f, ctx->bo);
+	amdgpu_rdma_vm_flush(ctx->f->vm);
+	vm_expect_fired(test, &a);
+	vm_expect_live(test, &b);
+}
 
-	/* amdgpu_vm_bo_del() frees it. */
-	bo_va = kzalloc(sizeof(*bo_va), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, bo_va);
-	bo_va->base.vm = ctx->vm;
-	INIT_LIST_HEAD(&bo_va->base.vm_status);
-	INIT_LIST_HEAD(&bo_va->valids);
-	INIT_LIST_HEAD(&bo_va->invalids);
-	KUNIT_ASSERT_EQ(test, amdgpu_vm_bo_map(ctx->adev, bo_va, VM_TEST_MB(64),
-					       0, VM_TEST_MB(4), 0), 0);
-	KUNIT_ASSERT_EQ(test, amdgpu_vm_bo_map(ctx->adev, bo_va, VM_TEST_MB(96),
-					       0, VM_TEST_MB(4), 0), 0);
-	vm_test_map(test, VM_TEST_MB(128), VM_TEST_MB(4));
-	vm_test_get(test, VM_TEST_MB(97), VM_TEST_MB(1), &ctx->callbacks[0],
-		    &a);
-	vm_test_get(test, VM_TEST_MB(128), VM_TEST_MB(1), &ctx->callbacks[1],
-		    &b);
+/* ... and one whose page tables were written (the valids list). */
+static void vm_bo_del_valids_fires(struct kunit *test)
+{
+	struct vm_test_ctx *ctx = test->priv;
+	struct amdgpu_bo_va_mapping *m;
+	struct vm_client a = {};
 
-	dma_resv_lock(root->tbo.base.resv, NULL);
-	amdgpu_vm_bo_del(ctx->adev, bo_va);
-	dma_resv_unlock(root->tbo.base.resv);
-	amdgpu_rdma_vm_flush(ctx->vm);
+	m = rdma_fake_map(ctx->f, ctx->bo, VM_MB(64), 0, VM_MB(4),
+			  RDMA_FAKE_RW);
+	/* What amdgpu_vm_bo_update() does once the PTEs are written. */
+	rdma_fake_lock(ctx->f, ctx->bo);
+	list_move(&m->list, &ctx->bo->bo_va->valids);
+	rdma_fake_unlock(ctx->f, ctx->bo);
+	vm_get(test, VM_MB(66), VM_MB(1), &a);
+	rdma_fake_bo_del(ctx->f, ctx->bo);
+	amdgpu_rdma_vm_flush(ctx->f->vm);
+	vm_expect_fired(test, &a);
+}
 
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks[0]), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks[1]), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&a), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_put(&b), 0);
-	amdgpu_peer_mgr_flush(&ctx->mgr);
-	ctx->vm->root.bo = NULL;
-	dma_resv_fini(root->tbo.base.resv);
+/*
+ * Process exit: the real amdgpu_vm_fini(). Registrations with a callback
+ * get it; a persistent one stays pinned until put, and the late puts after
+ * the VM is gone return 0.
+ */
+static void vm_fini_fires(struct kunit *test)
+{
+	struct vm_test_ctx *ctx = test->priv;
+	const struct amd_rdma_interface *ops = ctx->f->ops;
+	struct vm_client a = {}, b = {};
+	struct amd_p2p_info *persistent;
+
+	rdma_fake_map(ctx->f, ctx->bo, VM_MB(64), 0, VM_MB(4), RDMA_FAKE_RW);
+	rdma_fake_map(ctx->f, ctx->other, VM_MB(128), 0, VM_MB(4),
+		      RDMA_FAKE_RW);
+	vm_get(test, VM_MB(64), VM_MB(1), &a);
+	vm_get(test, VM_MB(128), VM_MB(1), &b);
+	KUNIT_ASSERT_EQ(test, ops->get_pages(VM_MB(65), VM_MB(1),
+					     task_pid(current), ctx->f->nic,
+					     &persistent, NULL, NULL), 0);
+	rdma_fake_vm_fini(ctx->f);
+	KUNIT_EXPECT_NULL(test, ctx->f->vm->rdma);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->other->pinned), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo->pinned), 1);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(persistent->pages->sgl),
+			rdma_fake_dma(ctx->bo, VM_MB(1)));
+	vm_expect_fired(test, &a);
+	vm_expect_fired(test, &b);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&persistent), 0);
+	amdkfd_rdma_synchronize();
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo->pinned), 0);
+}
+
+/* Closing the last GEM handle of the BO in this VM. */
+static void vm_gem_close_fires(struct kunit *test)
+{
+	struct vm_test_ctx *ctx = test->priv;
+	struct vm_client a = {};
+
+	rdma_fake_map(ctx->f, ctx->bo, VM_MB(64), 0, VM_MB(4), RDMA_FAKE_RW);
+	vm_get(test, VM_MB(64), VM_MB(1), &a);
+	amdgpu_gem_object_close(&ctx->bo->bo.tbo.base, ctx->f->file);
+	ctx->bo->bo_va = NULL;
+	/* Before it returned, with its locks dropped. */
+	vm_expect_fired(test, &a);
+}
+
+/* DRM_IOCTL_AMDGPU_GEM_VA with AMDGPU_VA_OP_CLEAR. */
+static void vm_gem_va_ioctl_fires(struct kunit *test)
+{
+	struct vm_test_ctx *ctx = test->priv;
+	struct drm_amdgpu_gem_va args = {
+		.operation = AMDGPU_VA_OP_CLEAR,
+		.flags = AMDGPU_VM_DELAY_UPDATE,
+		.va_address = VM_MB(64),
+		.map_size = VM_MB(4),
+	};
+	struct vm_client a = {};
+
+	rdma_fake_map(ctx->f, ctx->bo, VM_MB(64), 0, VM_MB(4), RDMA_FAKE_RW);
+	vm_get(test, VM_MB(64), VM_MB(1), &a);
+	KUNIT_ASSERT_EQ(test, amdgpu_gem_va_ioctl(adev_to_drm(ctx->f->adev),
+						  &args, ctx->f->file), 0);
+	vm_expect_fired(test, &a);
+}
+
+/*
+ * The KFD free ioctl: libhsakmt's hipFree() unmaps then frees; whichever
+ * removed the mapping, the ioctl returns after the callbacks. Here the
+ * mapping is gone already (detached, not called back) and the free fails
+ * on a stale handle: it must still run them.
+ */
+static void vm_kfd_free_fires(struct kunit *test)
+{
+	struct vm_test_ctx *ctx = test->priv;
+	struct kfd_ioctl_free_memory_of_gpu_args args = {
+		.handle = MAKE_HANDLE(RDMA_FAKE_GPU_ID + 1, 0),
+	};
+	struct vm_client a = {};
+
+	rdma_fake_map(ctx->f, ctx->bo, VM_MB(64), 0, VM_MB(4), RDMA_FAKE_RW);
+	vm_get(test, VM_MB(64), VM_MB(1), &a);
+	KUNIT_ASSERT_EQ(test, rdma_fake_unmap(ctx->f, ctx->bo, VM_MB(64)), 0);
+	KUNIT_EXPECT_EQ(test, kfd_ioctl_free_memory_of_gpu(NULL, ctx->f->p,
+							   &args), -EINVAL);
+	vm_expect_fired(test, &a);
+}
+
+struct vm_kfd_unmap_case {
+	const char *name;
+	bool valid;
+};
+
+static const struct vm_kfd_unmap_case vm_kfd_unmap_cases[] = {
+	{ "success", true },
+	{ "unknown device", false },
+};
+
+static void vm_kfd_unmap_case_desc(const struct vm_kfd_unmap_case *c,
+				   char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(vm_kfd_unmap, vm_kfd_unmap_cases, vm_kfd_unmap_case_desc);
+
+/*
+ * The KFD unmap ioctl, on its success path (a retry after every device
+ * was unmapped: only the TLB flush and DMA unmap steps run) and on an
+ * error path: both return after the callbacks.
+ */
+static void vm_kfd_unmap_fires(struct kunit *test)
+{
+	const struct vm_kfd_unmap_case *c = test->param_value;
+	struct vm_test_ctx *ctx = test->priv;
+	struct kfd_ioctl_unmap_memory_from_gpu_args args = {};
+	struct vm_client a = {};
+	struct kgd_mem *mem;
+	unsigned long ids;
+	u32 id = RDMA_FAKE_GPU_ID;
+	int handle;
+
+	mem = kunit_kzalloc(test, sizeof(*mem), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	mutex_init(&mem->lock);
+	INIT_LIST_HEAD(&mem->attachments);
+	mem->bo = &ctx->other->bo;
+	handle = idr_alloc(&ctx->f->pdd->alloc_idr, mem, 0, 0, GFP_KERNEL);
+	KUNIT_ASSERT_GE(test, handle, 0);
+	ids = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, ids, 0, "no user memory");
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ids, &id,
+					   sizeof(id)), 0);
+	args.handle = MAKE_HANDLE(c->valid ? id : id + 1, handle);
+	args.device_ids_array_ptr = ids;
+	args.n_devices = 1;
+	args.n_success = 1;
+
+	rdma_fake_map(ctx->f, ctx->bo, VM_MB(64), 0, VM_MB(4), RDMA_FAKE_RW);
+	vm_get(test, VM_MB(64), VM_MB(1), &a);
+	KUNIT_ASSERT_EQ(test, rdma_fake_unmap(ctx->f, ctx->bo, VM_MB(64)), 0);
+	KUNIT_EXPECT_EQ(test, kfd_ioctl_unmap_memory_from_gpu(NULL, ctx->f->p,
+							      &args),
+			c->valid ? 0 : -EINVAL);
+	vm_expect_fired(test, &a);
+	idr_remove(&ctx->f->pdd->alloc_idr, handle);
+	mutex_destroy(&mem->lock);
+}
+
+/*
+ * GPU reset and RAS recovery (amdgpu_amdkfd_pre_reset()): the callbacks
+ * of those that asked are queued, not waited for; persistent pins stay.
+ */
+static void vm_gpu_reset_fires(struct kunit *test)
+{
+	struct vm_test_ctx *ctx = test->priv;
+	const struct amd_rdma_interface *ops = ctx->f->ops;
+	struct amd_p2p_info *persistent;
+	struct vm_client a = {};
+
+	rdma_fake_map(ctx->f, ctx->bo, VM_MB(64), 0, VM_MB(4), RDMA_FAKE_RW);
+	vm_get(test, VM_MB(64), VM_MB(1), &a);
+	KUNIT_ASSERT_EQ(test, ops->get_pages(VM_MB(66), VM_MB(1),
+					     task_pid(current), ctx->f->nic,
+					     &persistent, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_amdkfd_pre_reset(ctx->f->adev, NULL), 0);
+	/* What a client does before it unloads; here: wait for them. */
+	amdkfd_rdma_synchronize();
+	vm_expect_fired(test, &a);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo->pinned), 1);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(persistent->pages->sgl),
+			rdma_fake_dma(ctx->bo, VM_MB(2)));
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&persistent), 0);
+}
+
+enum vm_teardown {
+	/* amdgpu_device_fini_hw() -> amdgpu_amdkfd_suspend(): unplug, unbind */
+	VM_TEARDOWN_FINI_HW,
+	/* amdgpu_device_ip_fini() -> amdgpu_amdkfd_device_fini_sw() */
+	VM_TEARDOWN_FINI_SW,
+};
+
+static const enum vm_teardown vm_teardowns[] = {
+	VM_TEARDOWN_FINI_HW,
+	VM_TEARDOWN_FINI_SW,
+};
+
+static void vm_teardown_desc(const enum vm_teardown *t, char *desc)
+{
+	strscpy(desc, *t == VM_TEARDOWN_FINI_HW ? "fini_hw (suspend)" :
+		"fini_sw", KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(vm_teardown, vm_teardowns, vm_teardown_desc);
+
+/*
+ * The GPU goes away: every registration ends, with its callback if it has
+ * one; persistent ones end without; every pin is dropped before the call
+ * returns; the tombstones are put late.
+ */
+static void vm_device_teardown_revokes(struct kunit *test)
+{
+	const enum vm_teardown *t = test->param_value;
+	struct vm_test_ctx *ctx = test->priv;
+	const struct amd_rdma_interface *ops = ctx->f->ops;
+	struct amdgpu_device *adev = ctx->f->adev;
+	struct amd_p2p_info *persistent;
+	struct vm_client a = {};
+
+	rdma_fake_map(ctx->f, ctx->bo, VM_MB(64), 0, VM_MB(4), RDMA_FAKE_RW);
+	vm_get(test, VM_MB(64), VM_MB(1), &a);
+	KUNIT_ASSERT_EQ(test, ops->get_pages(VM_MB(66), VM_MB(1),
+					     task_pid(current), ctx->f->nic,
+					     &persistent, NULL, NULL), 0);
+	if (*t == VM_TEARDOWN_FINI_HW) {
+		/* A system suspend does not end them ... */
+		amdgpu_amdkfd_suspend(adev, false);
+		KUNIT_EXPECT_EQ(test, atomic_read(&a.callbacks), 0);
+		/* ... the device's teardown does. */
+		adev->shutdown = true;
+		amdgpu_amdkfd_suspend(adev, false);
+		adev->shutdown = false;
+	} else {
+		amdgpu_amdkfd_device_fini_sw(adev);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo->pinned), 0);
+	vm_expect_fired(test, &a);
+	KUNIT_EXPECT_NOT_NULL(test, persistent->pages);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&persistent), 0);
 }
 
 static struct kunit_case vm_cases[] = {
 	KUNIT_CASE(vm_unmap_fires),
 	KUNIT_CASE(vm_clear_fires),
 	KUNIT_CASE(vm_replace_fires),
-	KUNIT_CASE(vm_bo_del_fires),
+	KUNIT_CASE(vm_bo_del_invalids_fires),
+	KUNIT_CASE(vm_bo_del_valids_fires),
+	KUNIT_CASE(vm_fini_fires),
+	KUNIT_CASE(vm_gem_close_fires),
+	KUNIT_CASE(vm_gem_va_ioctl_fires),
+	KUNIT_CASE(vm_kfd_free_fires),
+	KUNIT_CASE_PARAM(vm_kfd_unmap_fires, vm_kfd_unmap_gen_params),
+	KUNIT_CASE(vm_gpu_reset_fires),
+	KUNIT_CASE_PARAM(vm_device_teardown_revokes, vm_teardown_gen_params),
 	{}
 };
 
 static struct kunit_suite vm_suite = {
 	.name = "amdgpu_peer_vm",
 	.init = vm_test_init,
-	.exit = vm_test_exit,
 	.test_cases = vm_cases,
 };
 

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * A fake GPU with one ROCm process of one VM, for the tests of the
+ * rdma_get_pages() glue and of the paths that remove GPU mappings. See
+ * amdgpu_rdma_fake.h for what is real and what is faked.
+ */
+
+#include <kunit/device.h>
+#include <kunit/resource.h>
+#include <kunit/static_stub.h>
+#include <kunit/test.h>
+#include <linux/dma-fence.h>
+#include <linux/dma-resv.h>
+#include <linux/pid.h>
+#include <linux/scatterlist.h>
+#include <linux/sched.h>
+#include <drm/amd_rdma.h>
+#include <drm/drm_exec.h>
+#include <drm/drm_file.h>
+
+#include "amdgpu.h"
+#include "amdgpu_peer_reg.h"
+#include "amdgpu_rdma.h"
+#include "amdgpu_vm.h"
+#include "kfd_priv.h"
+#include "tests/amdgpu_kunit_helpers.h"
+#include "tests/amdgpu_rdma_fake.h"
+
+/* The fake of the running test: the pin backend runs in workers too. */
+static struct rdma_fake *rdma_fake_current;
+
+static const struct amdgpu_gmc_funcs rdma_fake_gmc_funcs;
+
+static struct kfd_process *rdma_fake_process_get(struct pid *pid)
+{
+	struct rdma_fake *f = rdma_fake_current;
+
+	if (!f || f->no_process)
+		return NULL;
+	kref_get(&f->p->ref);
+	return f->p;
+}
+
+/* What amdgpu_rdma_pin() does, for a fake BO: one sg entry per segment. */
+static int rdma_fake_pin(struct amdgpu_peer_mgr *mgr, void *obj,
+			 struct device *dma_dev, enum dma_data_direction dir,
+			 struct sg_table **out)
+{
+	struct rdma_fake_bo *bo = container_of(obj, struct rdma_fake_bo, bo);
+	struct rdma_fake *f = rdma_fake_current;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	int i, r;
+
+	dma_resv_assert_held(bo->bo.tbo.base.resv);
+	f->last_dir = dir;
+	r = f->pin_error;
+	if (r) {
+		f->pin_error = 0;
+		return r;
+	}
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return -ENOMEM;
+	if (sg_alloc_table(sgt, bo->nsegs, GFP_KERNEL)) {
+		kfree(sgt);
+		return -ENOMEM;
+	}
+	for_each_sgtable_sg(sgt, sg, i) {
+		sg_set_page(sg, NULL, bo->seg, 0);
+		sg_dma_address(sg) = bo->dma_base + i * (bo->seg + bo->gap) +
+				     (dma_dev == f->nic ? 0 : RDMA_FAKE_DMA_DEV2);
+		sg_dma_len(sg) = bo->seg;
+	}
+	atomic_inc(&f->pins);
+	atomic_inc(&bo->pinned);
+	*out = sgt;
+	return 0;
+}
+
+static void rdma_fake_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
+			    struct device *dma_dev, enum dma_data_direction dir,
+			    struct sg_table *sgt)
+{
+	struct rdma_fake_bo *bo = container_of(obj, struct rdma_fake_bo, bo);
+
+	might_sleep();
+	atomic_inc(&rdma_fake_current->unpins);
+	atomic_dec(&bo->pinned);
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+static const struct amdgpu_peer_pin_ops rdma_fake_pin_ops = {
+	.pin = rdma_fake_pin,
+	.unpin = rdma_fake_unpin,
+};
+
+/* Just what amdgpu_bo_ref/unref, the reservations and drm_exec touch. */
+static void rdma_fake_bo_init(struct rdma_fake *f, struct amdgpu_bo *bo,
+			      u64 size)
+{
+	bo->tbo.bdev = &f->adev->mman.bdev;
+	bo->tbo.base.size = size;
+	bo->tbo.base.resv = &bo->tbo.base._resv;
+	dma_resv_init(bo->tbo.base.resv);
+	kref_init(&bo->tbo.base.refcount);
+	kref_init(&bo->tbo.kref);
+	bo->tbo.type = ttm_bo_type_device;
+}
+
+static void rdma_fake_release(void *data)
+{
+	struct rdma_fake *f = data;
+	struct amdgpu_peer_mgr *mgr = amdgpu_rdma_test_mgr();
+	unsigned int i;
+
+	if (!f->vm_done) {
+		/* What amdgpu_vm_fini() would have done for us. */
+		amdgpu_rdma_vm_fini(f->vm);
+		amdgpu_vm_put_task_info(f->vm->task_info);
+		dma_fence_put(f->vm->last_unlocked);
+		dma_fence_put(f->vm->last_tlb_flush);
+	}
+	/* Ends what the test left: persistent pins, tombstones' pins. */
+	amdgpu_rdma_device_fini(f->adev);
+	amdkfd_rdma_synchronize();
+	KUNIT_EXPECT_EQ(f->test, atomic_read(&f->pins) -
+			atomic_read(&f->unpins),
+			0);
+	for (i = 0; i < f->nbos; i++)
+		KUNIT_EXPECT_EQ(f->test, atomic_read(&f->bos[i]->pinned), 0);
+	mgr->ops = f->saved_pin_ops;
+	mgr->no_backstop = false;
+	mgr->max_tombstones = f->saved_max_tombstones;
+	rdma_fake_current = NULL;
+	/* Only the fake's own reference on the process is left. */
+	KUNIT_EXPECT_EQ(f->test, kref_read(&f->p->ref), 1);
+	mutex_destroy(&f->p->mutex);
+	idr_destroy(&f->pdd->alloc_idr);
+	for (i = 0; i < f->nbos; i++) {
+		dma_resv_fini(f->bos[i]->bo.tbo.base.resv);
+		kfree(f->bos[i]);
+	}
+	dma_resv_fini(f->root->tbo.base.resv);
+	kfree(f->root);
+}
+
+/**
+ * rdma_fake_init - a fake GPU, VM and ROCm process for one test
+ * @test: the test
+ *
+ * Everything is torn down when the test ends: the VM (if the test did not
+ * run amdgpu_vm_fini()), the GPU's registrations (amdgpu_rdma_device_fini())
+ * and the deferred releases; then the fake checks that every fake pin was
+ * unpinned.
+ *
+ * Return: the fake; skips the test if KFD is not initialised.
+ */
+struct rdma_fake *rdma_fake_init(struct kunit *test)
+{
+	struct amdgpu_peer_mgr *mgr;
+	struct amdgpu_task_info *ti;
+	struct rdma_fake *f;
+	struct amdgpu_vm *vm;
+	int r;
+
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->test = test;
+	r = amdkfd_query_rdma_interface(&f->ops);
+	/* amdgpu_amdkfd_init() sets the interface up: it must be there. */
+	KUNIT_ASSERT_EQ(test, r, 0);
+
+	f->adev = amdgpu_kunit_helper_alloc_device(test);
+	f->adev->gmc.gmc_funcs = &rdma_fake_gmc_funcs;
+	f->adev->vm_manager.max_pfn = 1ULL << 36;
+	f->adev->vm_manager.root_level = AMDGPU_VM_PTB;
+	spin_lock_init(&f->adev->mman.bdev.lru_lock);
+	f->nic = kunit_device_register(test, "amdgpu_rdma_fake_nic");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f->nic));
+	f->nic2 = kunit_device_register(test, "amdgpu_rdma_fake_nic2");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f->nic2));
+	f->next_dma = RDMA_FAKE_DMA_BASE;
+
+	/* The VM: what amdgpu_vm_init() sets that the tested paths use. */
+	f->file = amdgpu_kunit_helper_alloc_file(test, f->adev, 0);
+	vm = &((struct amdgpu_fpriv *)f->file->driver_priv)->vm;
+	f->vm = vm;
+	vm->va = RB_ROOT_CACHED;
+	INIT_LIST_HEAD(&vm->evicted);
+	INIT_LIST_HEAD(&vm->evicted_user);
+	INIT_LIST_HEAD(&vm->relocated);
+	INIT_LIST_HEAD(&vm->moved);
+	INIT_LIST_HEAD(&vm->idle);
+	INIT_LIST_HEAD(&vm->invalidated);
+	INIT_LIST_HEAD(&vm->freed);
+	INIT_LIST_HEAD(&vm->done);
+	spin_lock_init(&vm->status_lock);
+	mutex_init(&vm->eviction_lock);
+	ttm_lru_bulk_move_init(&vm->lru_bulk_move);
+	/* Not ready: the paths skip their page table updates. */
+	vm->evicting = true;
+	vm->last_unlocked = dma_fence_get_stub();
+	vm->last_tlb_flush = dma_fence_get_stub();
+	ti = kzalloc(sizeof(*ti), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ti);
+	kref_init(&ti->refcount);
+	vm->task_info = ti;
+
+	/* The root PD: a PTB level, two references (the VM's, ours). */
+	f->root = kzalloc(sizeof(*f->root), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->root);
+	rdma_fake_bo_init(f, f->root, AMDGPU_GPU_PAGE_SIZE);
+	drm_gem_object_get(&f->root->tbo.base);
+	vm->root.bo = f->root;
+	vm->root.vm = vm;
+	INIT_LIST_HEAD(&vm->root.vm_status);
+	f->root->vm_bo = &vm->root;
+
+	/* The process: one device, whose VM is the one above. */
+	f->kfd = kunit_kzalloc(test, sizeof(*f->kfd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->kfd);
+	f->kfd->adev = f->adev;
+	f->node = kunit_kzalloc(test, sizeof(*f->node), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->node);
+	f->node->kfd = f->kfd;
+	f->node->adev = f->adev;
+	f->pdd = kunit_kzalloc(test, sizeof(*f->pdd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->pdd);
+	f->pdd->drm_priv = f->file;
+	f->pdd->dev = f->node;
+	f->pdd->user_gpu_id = RDMA_FAKE_GPU_ID;
+	idr_init(&f->pdd->alloc_idr);
+	f->p = kunit_kzalloc(test, sizeof(*f->p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->p);
+	mutex_init(&f->p->mutex);
+	kref_init(&f->p->ref);
+	f->p->pdds[0] = f->pdd;
+	f->p->n_pdds = 1;
+	f->p->lead_thread = current->group_leader;
+	f->pdd->process = f->p;
+
+	mgr = amdgpu_rdma_test_mgr();
+	f->saved_pin_ops = mgr->ops;
+	f->saved_max_tombstones = mgr->max_tombstones;
+	mgr->ops = &rdma_fake_pin_ops;
+	rdma_fake_current = f;
+	kunit_activate_static_stub(test, amdgpu_rdma_process_get,
+				   rdma_fake_process_get);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							rdma_fake_release, f),
+			0);
+	return f;
+}
+
+/**
+ * rdma_fake_bo - a user BO of the fake GPU
+ * @f: the fake
+ * @size: its size
+ * @domains: its preferred domains
+ * @nsegs: how many DMA segments the fake pin makes of it
+ * @gap: bytes between the segments' DMA addresses (0: contiguous)
+ *
+ * Return: the BO; each BO gets DMA addresses of its own.
+ */
+struct rdma_fake_bo *rdma_fake_bo(struct rdma_fake *f, u64 size,
+				  u32 domains, unsigned int nsegs, u64 gap)
+{
+	struct rdma_fake_bo *bo;
+
+	KUNIT_ASSERT_LT(f->test, f->nbos, RDMA_FAKE_MAX_BOS);
+	/* Freed by rdma_fake_release(), after the registrations. */
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(f->test, bo);
+	rdma_fake_bo_init(f, &bo->bo, size);
+	bo->bo.preferred_domains = domains;
+	bo->bo.allowed_domains = domains;
+	bo->nsegs = nsegs;
+	bo->seg = size / nsegs;
+	bo->gap = gap;
+	bo->dma_base = f->next_dma;
+	f->next_dma += ALIGN(nsegs * (bo->seg + gap), SZ_1G);
+	f->bos[f->nbos++] = bo;
+	return bo;
+}
+
+/* Reserve the VM root (and @bo, if any), as the mapping paths do. */
+void rdma_fake_lock(struct rdma_fake *f, struct rdma_fake_bo *bo)
+{
+	int r;
+
+	drm_exec_init(&f->exec, 0, 2);
+	drm_exec_until_all_locked(&f->exec) {
+		r = drm_exec_lock_obj(&f->exec, &f->root->tbo.base);
+		drm_exec_retry_on_contention(&f->exec);
+		if (!r && bo) {
+			r = drm_exec_lock_obj(&f->exec, &bo->bo.tbo.base);
+			drm_exec_retry_on_contention(&f->exec);
+		}
+	}
+	KUNIT_ASSERT_EQ(f->test, r, 0);
+}
+
+void rdma_fake_unlock(struct rdma_fake *f, struct rdma_fake_bo *bo)
+{
+	drm_exec_fini(&f->exec);
+}
+
+/**
+ * rdma_fake_map - map a BO into the fake VM (amdgpu_vm_bo_add/map)
+ * @f: the fake
+ * @bo: the BO
+ * @va: GPU (and CPU) virtual address
+ * @offset: offset in @bo
+ * @size: size of the mapping
+ * @flags: PTE flags (RDMA_FAKE_RW for a KFD mapping)
+ *
+ * Return: the mapping.
+ */
+struct amdgpu_bo_va_mapping *rdma_fake_map(struct rdma_fake *f,
+					   struct rdma_fake_bo *bo, u64 va,
+					   u64 offset, u64 size, u64 flags)
+{
+	struct amdgpu_bo_va_mapping *m;
+
+	rdma_fake_lock(f, bo);
+	if (!bo->bo_va)
+		bo->bo_va = amdgpu_vm_bo_add(f->adev, f->vm, &bo->bo);
+	KUNIT_ASSERT_NOT_NULL(f->test, bo->bo_va);
+	KUNIT_ASSERT_EQ(f->test, amdgpu_vm_bo_map(f->adev, bo->bo_va, va,
+						  offset, size, flags), 0);
+	m = amdgpu_vm_bo_lookup_mapping(f->vm, va >> AMDGPU_GPU_PAGE_SHIFT);
+	rdma_fake_unlock(f, bo);
+	KUNIT_ASSERT_NOT_NULL(f->test, m);
+	return m;
+}
+
+/* amdgpu_vm_bo_unmap() under the locks; the caller flushes. */
+int rdma_fake_unmap(struct rdma_fake *f, struct rdma_fake_bo *bo, u64 va)
+{
+	int r;
+
+	rdma_fake_lock(f, bo);
+	r = amdgpu_vm_bo_unmap(f->adev, bo->bo_va, va);
+	rdma_fake_unlock(f, bo);
+	return r;
+}
+
+/* amdgpu_vm_bo_del() under the locks (handle close, KFD free). */
+void rdma_fake_bo_del(struct rdma_fake *f, struct rdma_fake_bo *bo)
+{
+	rdma_fake_lock(f, bo);
+	amdgpu_vm_bo_del(f->adev, bo->bo_va);
+	bo->bo_va = NULL;
+	rdma_fake_unlock(f, bo);
+}
+
+/* The real amdgpu_vm_fini(), as at process exit. */
+void rdma_fake_vm_fini(struct rdma_fake *f)
+{
+	KUNIT_ASSERT_FALSE(f->test, f->vm_done);
+	f->vm_done = true;
+	amdgpu_vm_fini(f->adev, f->vm);
+}
+
+/* The DMA address at which the NIC sees byte @offset of @bo. */
+u64 rdma_fake_dma(const struct rdma_fake_bo *bo, u64 offset)
+{
+	return bo->dma_base + (offset / bo->seg) * (bo->seg + bo->gap) +
+	       offset % bo->seg;
+}
+
+/* get_pages() for the fake NIC, in the calling thread's process. */
+int rdma_fake_get(struct rdma_fake *f, u64 va, u64 len,
+		  void (*cb)(void *priv), void *priv,
+		  struct amd_p2p_info **info)
+{
+	return f->ops->get_pages(va, len, task_pid(current), f->nic, info, cb,
+				 priv);
+}
+
+/* The sum of the DMA lengths of a registration's table. */
+u64 rdma_fake_sg_len(const struct amd_p2p_info *info)
+{
+	struct scatterlist *sg;
+	u64 len = 0;
+	int i;
+
+	for_each_sgtable_dma_sg(info->pages, sg, i)
+		len += sg_dma_len(sg);
+	return len;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * A fake GPU with one ROCm process of one VM, for the tests of the
+ * rdma_get_pages() glue and of the paths that remove GPU mappings.
+ */
+
+#ifndef __AMDGPU_RDMA_FAKE_H__
+#define __AMDGPU_RDMA_FAKE_H__
+
+#include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/types.h>
+
+#include <drm/drm_exec.h>
+
+#include "amdgpu.h"
+#include "kfd_priv.h"
+
+struct amd_rdma_interface;
+struct kunit;
+
+/*
+ * The VM, its root reservation, the BO reservations, the mappings (the
+ * real amdgpu_vm_bo_add/map/unmap/clear/replace/del) and the VM teardown
+ * (the real amdgpu_vm_fini()) are real; so are the KFD process mutex and
+ * the ioctl handlers that take it. What needs a GPU is faked: the pin and
+ * DMA mapping (the manager's pin backend is replaced for the test), and
+ * the KFD process lookup by pid (a static stub).
+ */
+
+/* The NIC sees the fake BOs' memory at DMA addresses from here on. */
+#define RDMA_FAKE_DMA_BASE	BIT_ULL(40)
+/* ... and a second DMA device at this offset from them. */
+#define RDMA_FAKE_DMA_DEV2	BIT_ULL(44)
+#define RDMA_FAKE_GPU_ID	0x4242
+#define RDMA_FAKE_MAX_BOS	16
+#define RDMA_FAKE_RW		(AMDGPU_PTE_READABLE | AMDGPU_PTE_WRITEABLE)
+
+struct rdma_fake_bo {
+	struct amdgpu_bo bo;
+	struct amdgpu_bo_va *bo_va;
+	/* where the fake pin puts segment i: dma_base + i * (seg + gap) */
+	u64 dma_base;
+	u64 seg;
+	u64 gap;
+	unsigned int nsegs;
+	/* pins of this BO not unpinned yet */
+	atomic_t pinned;
+};
+
+struct rdma_fake {
+	struct kunit *test;
+	struct amdgpu_device *adev;
+	struct drm_file *file;
+	struct amdgpu_vm *vm;
+	struct amdgpu_bo *root;
+	struct kfd_process *p;
+	struct kfd_process_device *pdd;
+	struct kfd_node *node;
+	struct kfd_dev *kfd;
+	/* the peer's DMA devices */
+	struct device *nic;
+	struct device *nic2;
+	const struct amd_rdma_interface *ops;
+	const struct amdgpu_peer_pin_ops *saved_pin_ops;
+	unsigned int saved_max_tombstones;
+	struct drm_exec exec;
+	struct rdma_fake_bo *bos[RDMA_FAKE_MAX_BOS];
+	unsigned int nbos;
+	u64 next_dma;
+	/* amdgpu_rdma_process_get() finds no process */
+	bool no_process;
+	/* error the next fake pin returns */
+	int pin_error;
+	/* direction of the last pin */
+	enum dma_data_direction last_dir;
+	atomic_t pins;
+	atomic_t unpins;
+	bool vm_done;
+};
+
+struct rdma_fake *rdma_fake_init(struct kunit *test);
+struct rdma_fake_bo *rdma_fake_bo(struct rdma_fake *f, u64 size,
+				  u32 domains, unsigned int nsegs, u64 gap);
+void rdma_fake_lock(struct rdma_fake *f, struct rdma_fake_bo *bo);
+void rdma_fake_unlock(struct rdma_fake *f, struct rdma_fake_bo *bo);
+struct amdgpu_bo_va_mapping *rdma_fake_map(struct rdma_fake *f,
+					   struct rdma_fake_bo *bo, u64 va,
+					   u64 offset, u64 size, u64 flags);
+int rdma_fake_unmap(struct rdma_fake *f, struct rdma_fake_bo *bo, u64 va);
+void rdma_fake_bo_del(struct rdma_fake *f, struct rdma_fake_bo *bo);
+void rdma_fake_vm_fini(struct rdma_fake *f);
+u64 rdma_fake_dma(const struct rdma_fake_bo *bo, u64 offset);
+int rdma_fake_get(struct rdma_fake *f, u64 va, u64 len,
+		  void (*cb)(void *priv), void *priv,
+		  struct amd_p2p_info **info);
+u64 rdma_fake_sg_len(const struct amd_p2p_info *info);
+
+#endif
