@@ -1229,14 +1229,17 @@ static int spm_set_dest_buf(struct amdgpu_spm_mgr *mgr, struct drm_file *filp,
 	}
 	args->bytes_copied = s->retired_bytes;
 	args->has_data_loss = s->retired_loss;
+	/* The worker found the registers changed before it got to the swap */
+	r = s->tampered ? -EIO : 0;
 	mutex_unlock(&s->drain_lock);
+	if (r)
+		goto out_unlock;
 
 	/*
 	 * A buffer that starts the hardware: return once it streams, so that
 	 * counting the profiler starts next is not reset by a late start
 	 * (while a reset holds the device, the worker retries)
 	 */
-	r = 0;
 	if (p && wait_event_killable(s->wq, spm_streaming_or_over(s)))
 		r = -EINTR;
 	else if (p && READ_ONCE(s->tampered))

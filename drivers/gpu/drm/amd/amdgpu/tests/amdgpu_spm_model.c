@@ -18,14 +18,15 @@
  *   DISABLE_AND_RESET puts its write pointer back to 0 (kfd_spm.c: "When SPM
  *   is reset, RLC automatically resets wptr to 0").
  * - On GC 9.4.3 it needs RLC_CLK_CNTL.RLC_SPM_CLK_CNTL (ROCm's
- *   gfx_v9_4_3.c sets it before SPM runs, and the v4 posting moved it to
- *   RLC init for that reason); on GC 9.4.1/9.4.2 nothing says a clock bit
+ *   gfx_v9_4_3.c sets it before SPM runs, and the v3 posting moved it to
+ *   RLC resume); on GC 9.4.1/9.4.2 nothing says a clock bit
  *   is needed, and the model needs none.
  * - It writes to RLC_SPM_PERFMON_RING_BASE through SPM_VMID: the ring is a
  *   GART address, so any VMID but 0 is a VM fault or a write into another
  *   process's VM (2020 amd-gfx thread "Add a chunk ID for spm trace": a
  *   stale SPM_VMID causes VM faults). A base that is no ring the driver
- *   allocated is a stray write into memory.
+ *   allocated is a stray write into memory. With no ring at all (base and
+ *   size 0, the reset values) the model writes nothing: not known.
  * - Ring mode 0 never stalls and overwrites (Mesa ac_spm.c). Ring mode 3
  *   stalls when full and interrupts at RLC_SPM_SEGMENT_THRESHOLD segments,
  *   but before GC 12 it stalls at the threshold too ("workaround for hw
@@ -307,6 +308,15 @@ static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
 	       spm_model_get(m, xcc, SPM_R_BASE_LO);
 	size = spm_model_get(m, xcc, SPM_R_SIZE);
 	vmid = spm_model_get(m, xcc, SPM_R_MC_CNTL) & l->vmid_mask;
+	/*
+	 * No ring programmed (what release leaves, and the reset values): the
+	 * model takes it that the RLC writes nothing. Not known; a write to
+	 * GPU address 0 is the alternative.
+	 */
+	if (!base && !size) {
+		x->dropped += sample;
+		return false;
+	}
 	ring = spm_model_ring_at(m, base);
 	if (ring < 0 || size <= AMDGPU_SPM_RING_HDR_SIZE ||
 	    size > m->rings[ring].size) {
