@@ -67,6 +67,7 @@ struct node {
 	void *cur_dest;		/* buffer installed last, for the 1.1 check */
 	uint32_t cur_size;
 	bool warned_shares;
+	bool said_stopped;	/* EIO reported for this acquisition */
 	char path[PATH_MAX];
 };
 
@@ -402,6 +403,7 @@ static HSAKMT_STATUS status_of(int err)
 	case EFAULT:
 		return HSAKMT_STATUS_INVALID_PARAMETER;
 	case EBUSY:
+	case EIO:	/* SPM stopped by the kernel until Release */
 		return HSAKMT_STATUS_UNAVAILABLE;
 	case EPERM:
 	case EACCES:
@@ -471,6 +473,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMAcquire(HSAuint32 PreferredNode)
 	case 0:
 		pthread_mutex_lock(&lock);
 		n->cur_dest = NULL;
+		n->said_stopped = false;
 		pthread_mutex_unlock(&lock);
 		break;
 	case EPERM:
@@ -555,6 +558,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMSetDestBuffer(HSAuint32 PreferredNode,
 	struct drm_amdgpu_profiler_args args;
 	uint32_t want = timeout ? *timeout : 0, left = want;
 	set_dest_fn real;
+	bool said;
 	int ret;
 
 	if (!n || n->backend == NODE_KFD) {
@@ -602,9 +606,21 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMSetDestBuffer(HSAuint32 PreferredNode,
 		n->cur_dest = DestMemoryAddress;
 		n->cur_size = DestMemoryAddress ? SizeInBytes : 0;
 	}
+	said = n->said_stopped;
+	if (ret == EIO)
+		n->said_stopped = true;
 	pthread_mutex_unlock(&lock);
 
-	if (ret == ENOMEM)
+	/*
+	 * The kernel found the SPM ring registers changed behind its back
+	 * (work submitted to the partition wrote them) and stopped SPM: the
+	 * one failure an administrator must hear of. Once per acquisition:
+	 * the caller may keep calling.
+	 */
+	if (ret == EIO && !said)
+		say("%s: SET_DEST_BUF: EIO: the kernel stopped SPM on this partition because its SPM ring registers were changed behind its back, by work submitted to the partition; nothing more is copied and only Release is left (a new Acquire starts over). See the Security section of Documentation/gpu/amdgpu/profiler.rst and the kernel log.\n",
+		    n->path);
+	else if (ret == ENOMEM)
 		say("%s: SET_DEST_BUF: ENOMEM: destination buffers are pinned and count against RLIMIT_MEMLOCK (ulimit -l) unless the process has CAP_IPC_LOCK\n",
 		    n->path);
 	/* KFD takes these; the profiler ioctl does not. */

@@ -226,6 +226,17 @@ static bool said(const char *text)
 	return msgs && strstr(msgs, text);
 }
 
+static unsigned int said_times(const char *text)
+{
+	unsigned int n = 0;
+	const char *p;
+
+	fflush(hsakmt_spm_sys.err);
+	for (p = msgs; p && (p = strstr(p, text)); p += strlen(text))
+		n++;
+	return n;
+}
+
 static void *buffer(size_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
@@ -347,7 +358,8 @@ static void test_errors(void)
 		{ "EBUSY", EBUSY, HSAKMT_STATUS_UNAVAILABLE },
 		{ "EOPNOTSUPP", EOPNOTSUPP, HSAKMT_STATUS_NOT_SUPPORTED },
 		{ "12", ENOMEM, HSAKMT_STATUS_NO_MEMORY },
-		{ "5", EIO, HSAKMT_STATUS_ERROR },
+		{ "5", EIO, HSAKMT_STATUS_UNAVAILABLE },
+		{ "71", EPROTO, HSAKMT_STATUS_ERROR },
 	};
 	char cfg[64];
 	unsigned int i;
@@ -428,6 +440,53 @@ static void test_errors(void)
 		CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_INVALID_PARAMETER);
 		munmap(buf, 4096);
 	}
+}
+
+/*
+ * The kernel found the ring registers changed and stopped SPM: every
+ * SET_DEST_BUF fails with EIO until RELEASE. The user hears of it once per
+ * acquisition, with the pointer to profiler.rst's Security section, and
+ * the caller gets UNAVAILABLE: a new acquisition works again.
+ */
+static void test_stopped(void)
+{
+	HSAuint32 t = 0, copied = 5;
+	bool loss = true;
+	void *a = buffer(1 << 16), *b = buffer(1 << 16);
+
+	setup("version=1.1,xcc=2,bytes=1024,fill_ms=1,tamper_call=3");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, a, &loss) ==
+	      HSAKMT_STATUS_SUCCESS);
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, b, &loss) ==
+	      HSAKMT_STATUS_SUCCESS);
+	CHECK(!said("EIO"));
+	errno = 0;
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, a, &loss) ==
+	      HSAKMT_STATUS_UNAVAILABLE);
+	CHECK(errno == EIO);
+	CHECK(copied == 0 && !loss);
+	CHECK(said("SET_DEST_BUF: EIO: the kernel stopped SPM on this partition because its SPM ring registers were changed behind its back"));
+	CHECK(said("only Release is left"));
+	CHECK(said("Security section of Documentation/gpu/amdgpu/profiler.rst"));
+	/* aqlprofile's stop: a NULL buffer, also refused; said only once. */
+	CHECK(hsaKmtSPMSetDestBuffer(1, 0, &t, &copied, NULL, &loss) ==
+	      HSAKMT_STATUS_UNAVAILABLE);
+	CHECK(said_times("SET_DEST_BUF: EIO") == 1);
+	CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_SUCCESS);
+
+	/* A new acquisition starts over, and is told again. */
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, a, &loss) ==
+	      HSAKMT_STATUS_SUCCESS);
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, b, &loss) ==
+	      HSAKMT_STATUS_SUCCESS);
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, a, &loss) ==
+	      HSAKMT_STATUS_UNAVAILABLE);
+	CHECK(said_times("SET_DEST_BUF: EIO") == 2);
+	CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_SUCCESS);
+	munmap(a, 1 << 16);
+	munmap(b, 1 << 16);
 }
 
 /* NULL destination: stop, with whatever size the caller passed. */
@@ -670,6 +729,7 @@ int main(void)
 	test_node_mapping();
 	test_fallback();
 	test_errors();
+	test_stopped();
 	test_null_stop();
 	test_timeout();
 	test_aqlprofile_loop();
