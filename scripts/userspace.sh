@@ -211,6 +211,12 @@ if need_pkg "hsakmt provider (hsakmt.h, libhsakmt.pc)" libhsakmt-dev pkg-config 
 	[ "$rc" = 0 ] && grep -q 'no DRM_AMDGPU_PROFILER (GET_VER: Invalid argument): libhsakmt (KFD)' "$us/provider-nover.txt" &&
 		grep -q "^$plain_st " "$us/provider-nover.txt"
 	result $? "a kernel without the profiler: GET_VER fails and the calls go to the real libhsakmt"
+	provider_run "$us/provider-nospm.txt" "version=1.1,xcc=2,nospm=1" 1
+	rc=$?
+	[ "$rc" = 0 ] && grep -q 'ACQUIRE: EOPNOTSUPP: no SPM behind the profiler ioctl here: libhsakmt (KFD) from now on' "$us/provider-nospm.txt" &&
+		grep -q 'libhsakmt (KFD) refused it too' "$us/provider-nospm.txt" &&
+		grep -q "^$plain_st " "$us/provider-nospm.txt"
+	result $? "no SPM behind the profiler ioctl (EOPNOTSUPP, e.g. an SR-IOV VF): the first Acquire goes on to the real libhsakmt"
 	for e in EPERM EACCES; do
 		provider_run "$us/provider-$e.txt" "version=1.1,xcc=2,acquire_err=$e" 1
 		rc=$?

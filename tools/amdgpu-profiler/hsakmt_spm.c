@@ -13,7 +13,10 @@
  * partition, which this library opens for itself. If GET_VER answers there,
  * the node's SPM calls go to the profiler ioctl on that file; otherwise
  * (CPU node, no render node, kernel without the profiler, no topology at
- * all) they go to the real libhsakmt, that is to KFD.
+ * all) they go to the real libhsakmt, that is to KFD. They go there too
+ * from the first ACQUIRE on that answers EOPNOTSUPP: the device has no SPM
+ * behind the profiler ioctl (an SR-IOV VF, or an IP without SPM hooks),
+ * where a KFD with AMDKFD_IOC_RLC_SPM may still have it.
  *
  * Environment:
  *   HSAKMT_SPM_DISABLE=1   always use the real libhsakmt
@@ -56,10 +59,15 @@ enum backend {
 	NODE_KFD,	/* the real libhsakmt */
 };
 
-/* One libhsakmt user node. Guarded by @lock; @fd never changes once set. */
+/*
+ * One libhsakmt user node. Guarded by @lock. @fd never changes once set
+ * and stays open until hsakmt_spm_reset(), also when the node moves to
+ * KFD, so that a call that still uses it never meets a reused number.
+ */
 struct node {
 	enum backend backend;
-	int fd;
+	int fd;			/* -1 none */
+	bool answered;		/* an ACQUIRE got an answer but EOPNOTSUPP */
 	uint32_t sysfs_id;
 	uint32_t minor;
 	uint32_t num_xcc;	/* num_xcc of the topology node, 0 unknown */
@@ -154,7 +162,7 @@ void hsakmt_spm_reset(void)
 
 	pthread_mutex_lock(&lock);
 	for (i = 0; i < MAX_NODES; i++) {
-		if (nodes[i].backend == NODE_PROFILER)
+		if (nodes[i].backend != NODE_UNRESOLVED && nodes[i].fd >= 0)
 			hsakmt_spm_sys.close(nodes[i].fd);
 		memset(&nodes[i], 0, sizeof(nodes[i]));
 	}
@@ -325,6 +333,7 @@ static void resolve_locked(uint32_t user, struct node *n)
 	int ret;
 
 	n->backend = NODE_KFD;
+	n->fd = -1;
 	if (env_on("HSAKMT_SPM_DISABLE")) {
 		debug("node %u: HSAKMT_SPM_DISABLE is set: libhsakmt (KFD)\n",
 		      user);
@@ -370,11 +379,15 @@ static void resolve_locked(uint32_t user, struct node *n)
 	      AMDGPU_PROFILER_VERSION_MINOR(n->version));
 }
 
-/* Node @user resolved; NULL when it is beyond what the provider handles. */
-static struct node *node_get(uint32_t user)
+/*
+ * Node @user resolved, and in *@be where its calls go now; NULL when it is
+ * beyond what the provider handles.
+ */
+static struct node *node_get(uint32_t user, enum backend *be)
 {
 	struct node *n;
 
+	*be = NODE_KFD;
 	if (user >= MAX_NODES)
 		return NULL;
 	n = &nodes[user];
@@ -385,6 +398,7 @@ static struct node *node_get(uint32_t user)
 		resolve_locked(user, n);
 		errno = saved;
 	}
+	*be = n->backend;
 	pthread_mutex_unlock(&lock);
 	return n;
 }
@@ -457,18 +471,56 @@ static void *real_or_complain(const char *name)
 	return f;
 }
 
+/*
+ * The first ACQUIRE on a node answered EOPNOTSUPP: the device has no SPM
+ * behind the profiler ioctl (an SR-IOV VF, or an IP without SPM hooks),
+ * but a KFD with AMDKFD_IOC_RLC_SPM (ROCm's DKMS driver) may have it. From
+ * now on the node's calls go to the real libhsakmt; this ACQUIRE too.
+ * Once an ACQUIRE got another answer, EOPNOTSUPP means the device went
+ * away, and stays the answer.
+ */
+static bool kfd_instead_locked(struct node *n)
+{
+	if (n->answered)
+		return false;
+	n->backend = NODE_KFD;
+	return true;
+}
+
 PUBLIC
 HSAKMT_STATUS HSAKMTAPI hsaKmtSPMAcquire(HSAuint32 PreferredNode)
 {
-	struct node *n = node_get(PreferredNode);
+	enum backend be;
+	struct node *n = node_get(PreferredNode, &be);
+	int saved = errno, ret;
+	HSAKMT_STATUS st;
 	node_fn real;
-	int ret;
+	bool to_kfd;
 
-	if (!n || n->backend == NODE_KFD) {
+	if (!n || be == NODE_KFD) {
 		real = (node_fn)real_or_complain("hsaKmtSPMAcquire");
 		return real ? real(PreferredNode) : HSAKMT_STATUS_NOT_SUPPORTED;
 	}
 	ret = spm_simple(n, AMDGPU_SPM_OP_ACQUIRE);
+	pthread_mutex_lock(&lock);
+	to_kfd = ret == EOPNOTSUPP && kfd_instead_locked(n);
+	if (ret != EOPNOTSUPP)
+		n->answered = true;
+	pthread_mutex_unlock(&lock);
+	if (to_kfd) {
+		debug("node %u (%s): ACQUIRE: EOPNOTSUPP: no SPM behind the profiler ioctl here: libhsakmt (KFD) from now on\n",
+		      PreferredNode, n->path);
+		real = (node_fn)real_or_complain("hsaKmtSPMAcquire");
+		if (!real)
+			return ret_status(ret);
+		errno = saved;	/* KFD's answer, not ours */
+		st = real(PreferredNode);
+		/* Quiet where KFD has SPM; otherwise say where both failed. */
+		if (st != HSAKMT_STATUS_SUCCESS)
+			say("node %u (%s): no SPM on this device through the profiler ioctl (EOPNOTSUPP: an SR-IOV virtual function, or a GPU this kernel has no SPM support for), and libhsakmt (KFD) refused it too (status %d)\n",
+			    PreferredNode, n->path, st);
+		return st;
+	}
 	switch (ret) {
 	case 0:
 		pthread_mutex_lock(&lock);
@@ -489,8 +541,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMAcquire(HSAuint32 PreferredNode)
 		    PreferredNode, n->path);
 		break;
 	case EOPNOTSUPP:
-		debug("node %u (%s): no SPM on this device\n", PreferredNode,
-		      n->path);
+		debug("node %u (%s): no SPM on this device any more (EOPNOTSUPP)\n",
+		      PreferredNode, n->path);
 		break;
 	default:
 		debug("node %u (%s): ACQUIRE: %s\n", PreferredNode, n->path,
@@ -503,11 +555,12 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMAcquire(HSAuint32 PreferredNode)
 PUBLIC
 HSAKMT_STATUS HSAKMTAPI hsaKmtSPMRelease(HSAuint32 PreferredNode)
 {
-	struct node *n = node_get(PreferredNode);
+	enum backend be;
+	struct node *n = node_get(PreferredNode, &be);
 	node_fn real;
 	int ret;
 
-	if (!n || n->backend == NODE_KFD) {
+	if (!n || be == NODE_KFD) {
 		real = (node_fn)real_or_complain("hsaKmtSPMRelease");
 		return real ? real(PreferredNode) : HSAKMT_STATUS_NOT_SUPPORTED;
 	}
@@ -554,14 +607,15 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMSetDestBuffer(HSAuint32 PreferredNode,
 					       void *DestMemoryAddress,
 					       bool *isSPMDataLoss)
 {
-	struct node *n = node_get(PreferredNode);
+	enum backend be;
+	struct node *n = node_get(PreferredNode, &be);
 	struct drm_amdgpu_profiler_args args;
 	uint32_t want = timeout ? *timeout : 0, left = want;
 	set_dest_fn real;
 	bool said;
 	int ret;
 
-	if (!n || n->backend == NODE_KFD) {
+	if (!n || be == NODE_KFD) {
 		real = (set_dest_fn)real_or_complain("hsaKmtSPMSetDestBuffer");
 		return real ? real(PreferredNode, SizeInBytes, timeout,
 				   SizeCopied, DestMemoryAddress,

@@ -153,15 +153,17 @@ static int t_ioctl(int fd, unsigned long req, void *arg)
 }
 
 /* The fake libhsakmt: what it was called with; answers like Debian's
- * without an open KFD (INVALID_NODE_UNIT). */
+ * without an open KFD (INVALID_NODE_UNIT), or Acquire with @real_answer
+ * (a KFD that has SPM). */
 static unsigned int real_acquire, real_release, real_set_dest;
 static HSAuint32 real_node;
+static HSAKMT_STATUS real_answer;
 
 static HSAKMT_STATUS r_acquire(HSAuint32 node)
 {
 	real_acquire++;
 	real_node = node;
-	return HSAKMT_STATUS_INVALID_NODE_UNIT;
+	return real_answer;
 }
 
 static HSAKMT_STATUS r_release(HSAuint32 node)
@@ -216,8 +218,19 @@ static void setup(const char *cfg)
 	opens = closes = 0;
 	real_acquire = real_release = real_set_dest = 0;
 	real_node = 0xdead;
+	real_answer = HSAKMT_STATUS_INVALID_NODE_UNIT;
 	last_open[0] = '\0';
 	have_real = true;
+}
+
+/* The fake kernel answers per @cfg from now on; the provider keeps its state. */
+static void reconfigure(const char *cfg)
+{
+	struct fake_amdgpu_config c;
+
+	if (fake_amdgpu_parse(cfg, &c))
+		abort();
+	fake_amdgpu_reset(&c);
 }
 
 static bool said(const char *text)
@@ -345,6 +358,65 @@ static void test_fallback(void)
 	unsetenv("HSAKMT_SPM_DEBUG");
 }
 
+/*
+ * No SPM behind the profiler ioctl on this device (an SR-IOV VF, or an IP
+ * without SPM hooks): the first ACQUIRE's EOPNOTSUPP sends the node to the
+ * real libhsakmt, which may reach a KFD that has SPM there. Quiet when KFD
+ * acquires; said when it refuses too. After any other answer EOPNOTSUPP
+ * means the device went away: no fallback then.
+ */
+static void test_no_spm_fallback(void)
+{
+	HSAuint32 t = 7, copied;
+	bool loss;
+
+	/* KFD (ROCm's DKMS driver, say) has SPM on this device. */
+	setup("version=1.1,xcc=2,nospm=1");
+	real_answer = HSAKMT_STATUS_SUCCESS;
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
+	CHECK(fake_amdgpu_stats()->acquire == 1);
+	CHECK(real_acquire == 1 && real_node == 1);
+	CHECK(!said("EOPNOTSUPP"));
+	/* Everything after it on that node is KFD's. */
+	CHECK(hsaKmtSPMSetDestBuffer(1, 4096, &t, &copied, NULL, &loss) ==
+	      HSAKMT_STATUS_INVALID_NODE_UNIT);
+	CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_INVALID_NODE_UNIT);
+	CHECK(real_set_dest == 1 && real_release == 1);
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
+	CHECK(real_acquire == 2);
+	CHECK(fake_amdgpu_stats()->acquire == 1);
+	CHECK(fake_amdgpu_stats()->set_dest_buf == 0);
+	/* Only that node: node 2 (renderD130) still asks the profiler. */
+	reconfigure("version=1.1,xcc=1");
+	CHECK(hsaKmtSPMAcquire(2) == HSAKMT_STATUS_SUCCESS);
+	CHECK(fake_amdgpu_stats()->acquire == 1 && real_acquire == 2);
+	CHECK(hsaKmtSPMRelease(2) == HSAKMT_STATUS_SUCCESS);
+
+	/* Neither has SPM: the user is told why. */
+	setup("version=1.1,xcc=2,nospm=1");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_INVALID_NODE_UNIT);
+	CHECK(real_acquire == 1);
+	CHECK(said("no SPM on this device through the profiler ioctl (EOPNOTSUPP"));
+	CHECK(said("libhsakmt (KFD) refused it too (status 5)"));
+
+	/* No libhsakmt to hand it to: the profiler's answer. */
+	setup("version=1.1,xcc=2,nospm=1");
+	have_real = false;
+	errno = 0;
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_NOT_SUPPORTED);
+	CHECK(errno == EOPNOTSUPP);
+
+	/* The device had SPM (EPERM came after the EOPNOTSUPP check), then went away. */
+	setup("version=1.1,xcc=2,acquire_err=EPERM");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_NOT_SUPPORTED);
+	reconfigure("version=1.1,xcc=2,nospm=1");
+	errno = 0;
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_NOT_SUPPORTED);
+	CHECK(errno == EOPNOTSUPP);
+	CHECK(real_acquire == 0);
+	CHECK(fake_amdgpu_stats()->acquire == 1);
+}
+
 /* errno to HSAKMT_STATUS, errno kept, and what ACQUIRE refusals say. */
 static void test_errors(void)
 {
@@ -356,7 +428,6 @@ static void test_errors(void)
 		{ "EPERM", EPERM, HSAKMT_STATUS_NOT_SUPPORTED },
 		{ "EACCES", EACCES, HSAKMT_STATUS_NOT_SUPPORTED },
 		{ "EBUSY", EBUSY, HSAKMT_STATUS_UNAVAILABLE },
-		{ "EOPNOTSUPP", EOPNOTSUPP, HSAKMT_STATUS_NOT_SUPPORTED },
 		{ "12", ENOMEM, HSAKMT_STATUS_NO_MEMORY },
 		{ "5", EIO, HSAKMT_STATUS_UNAVAILABLE },
 		{ "71", EPROTO, HSAKMT_STATUS_ERROR },
@@ -728,6 +799,7 @@ int main(void)
 
 	test_node_mapping();
 	test_fallback();
+	test_no_spm_fallback();
 	test_errors();
 	test_stopped();
 	test_null_stop();
