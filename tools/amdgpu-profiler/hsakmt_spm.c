@@ -564,7 +564,12 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMRelease(HSAuint32 PreferredNode)
 		real = (node_fn)real_or_complain("hsaKmtSPMRelease");
 		return real ? real(PreferredNode) : HSAKMT_STATUS_NOT_SUPPORTED;
 	}
-	/* -EINVAL when nothing is acquired (aqlprofile releases after a failed acquire). */
+	/*
+	 * aqlprofile's ~ManagerThread releases after a failed Acquire too and
+	 * ignores the answer: -EINVAL (INVALID_PARAMETER) when nobody owns the
+	 * partition's SPM, -EBUSY (UNAVAILABLE) when another process does,
+	 * which is the usual reason the Acquire failed.
+	 */
 	ret = spm_simple(n, AMDGPU_SPM_OP_RELEASE);
 	if (ret)
 		debug("node %u (%s): RELEASE: %s\n", PreferredNode, n->path,
@@ -675,8 +680,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMSetDestBuffer(HSAuint32 PreferredNode,
 		say("%s: SET_DEST_BUF: EIO: the kernel stopped SPM on this partition because its SPM ring registers were changed behind its back, by work submitted to the partition; nothing more is copied and only Release is left (a new Acquire starts over). See the Security section of Documentation/gpu/amdgpu/profiler.rst and the kernel log.\n",
 		    n->path);
 	else if (ret == ENOMEM)
-		say("%s: SET_DEST_BUF: ENOMEM: destination buffers are pinned and count against RLIMIT_MEMLOCK (ulimit -l) unless the process has CAP_IPC_LOCK\n",
-		    n->path);
+		say("%s: SET_DEST_BUF: ENOMEM: out of memory, or the %u-byte buffer at %p could not be pinned within RLIMIT_MEMLOCK. Anonymous, shmem and hugetlb buffers are pinned, and count against RLIMIT_MEMLOCK (raise 'ulimit -l') unless the process has CAP_IPC_LOCK; the kernel keeps the last three buffers pinned. Buffers mapped through the render node (VM_PFNMAP, such as ROCr's CPU pool allocations) are not pinned.\n",
+		    n->path, SizeInBytes, DestMemoryAddress);
 	/* KFD takes these; the profiler ioctl does not. */
 	else if (ret == EINVAL && DestMemoryAddress &&
 		 (uintptr_t)DestMemoryAddress % 32)

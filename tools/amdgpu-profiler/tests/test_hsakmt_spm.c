@@ -480,7 +480,11 @@ static void test_errors(void)
 		CHECK(hsaKmtSPMSetDestBuffer(1, 4096, &t, &copied, buf, &loss) ==
 		      HSAKMT_STATUS_UNAVAILABLE);
 		CHECK(copied == 0 && !loss);	/* outputs cleared on error */
+		/* aqlprofile's release after the failed acquire: EBUSY, not EINVAL. */
+		errno = 0;
 		CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_UNAVAILABLE);
+		CHECK(errno == EBUSY);
+		CHECK(fake_amdgpu_stats()->owner == other);
 		t_close(other);
 		munmap(buf, 4096);
 	}
@@ -558,6 +562,38 @@ static void test_stopped(void)
 	CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_SUCCESS);
 	munmap(a, 1 << 16);
 	munmap(b, 1 << 16);
+}
+
+/*
+ * ENOMEM: the pin of an anonymous buffer would pass RLIMIT_MEMLOCK (the
+ * fake charges the kernel's three cached pins). The message says which
+ * buffers are pinned and what to change, and does not claim that every
+ * buffer is.
+ */
+static void test_memlock(void)
+{
+	HSAuint32 t = 0, copied;
+	bool loss;
+	void *a = buffer(1 << 20), *b = buffer(1 << 20);
+
+	setup("version=1.1,xcc=2,fill_ms=1,memlock=1536K");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 20, &t, &copied, a, &loss) ==
+	      HSAKMT_STATUS_SUCCESS);
+	errno = 0;
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 20, &t, &copied, b, &loss) ==
+	      HSAKMT_STATUS_NO_MEMORY);
+	CHECK(errno == ENOMEM);
+	CHECK(said("SET_DEST_BUF: ENOMEM: out of memory, or the 1048576-byte buffer"));
+	CHECK(said("Anonymous, shmem and hugetlb buffers are pinned, and count against RLIMIT_MEMLOCK (raise 'ulimit -l') unless the process has CAP_IPC_LOCK"));
+	CHECK(said("Buffers mapped through the render node (VM_PFNMAP, such as ROCr's CPU pool allocations) are not pinned"));
+	CHECK(!said("destination buffers are pinned"));
+	/* Nothing was installed: the first buffer is still being filled. */
+	CHECK(hsaKmtSPMSetDestBuffer(1, 0, &t, &copied, NULL, &loss) ==
+	      HSAKMT_STATUS_SUCCESS);
+	CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_SUCCESS);
+	munmap(a, 1 << 20);
+	munmap(b, 1 << 20);
 }
 
 /* NULL destination: stop, with whatever size the caller passed. */
@@ -802,6 +838,7 @@ int main(void)
 	test_no_spm_fallback();
 	test_errors();
 	test_stopped();
+	test_memlock();
 	test_null_stop();
 	test_timeout();
 	test_aqlprofile_loop();
