@@ -32,6 +32,7 @@
 
 #include "amdgpu_spm_uapi.h"	/* first: explains a missing UAPI_INCLUDE */
 #include "amdgpu_profiler.h"
+#include "amdgpu_spm_params.h"
 #include "spm_file.h"
 
 #include <drm/drm.h>
@@ -687,9 +688,17 @@ int main(int argc, char **argv)
 		    strerror(errno));
 
 	ret = amdgpu_spm_fd_acquire(r.fd);
-	if (ret)
+	if (ret) {
+		/* EPERM, EACCES: which module parameter refused, as it reads now. */
+		char why[3072];
+
+		if (*amdgpu_spm_explain_refusal(ret, "", why, sizeof(why)))
+			die(status_for(ret), "cannot acquire the SPM: %s\n%s: %s",
+			    amdgpu_spm_strerror(ret, AMDGPU_SPM_CALL_ACQUIRE),
+			    prog, why);
 		die(status_for(ret), "cannot acquire the SPM: %s",
 		    amdgpu_spm_strerror(ret, AMDGPU_SPM_CALL_ACQUIRE));
+	}
 
 	memset(&fh, 0, sizeof(fh));
 	fh.version = r.version;

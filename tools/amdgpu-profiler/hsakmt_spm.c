@@ -21,7 +21,8 @@
  * Environment:
  *   HSAKMT_SPM_DISABLE=1   always use the real libhsakmt
  *   HSAKMT_SPM_DEBUG=1     say on stderr how each node was resolved
- *   HSAKMT_SPM_ROOT=DIR    read DIR/sys/class/kfd/kfd/topology and open
+ *   HSAKMT_SPM_ROOT=DIR    read DIR/sys/class/kfd/kfd/topology and
+ *                          DIR/sys/module/amdgpu/parameters, and open
  *                          DIR/dev/dri/renderD<minor> (tests)
  */
 #define _GNU_SOURCE
@@ -42,6 +43,7 @@
 
 #include <hsakmt.h>
 
+#include "amdgpu_spm_params.h"
 #include "amdgpu_spm_uapi.h"
 #include "hsakmt_spm.h"
 
@@ -529,13 +531,20 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMAcquire(HSAuint32 PreferredNode)
 		pthread_mutex_unlock(&lock);
 		break;
 	case EPERM:
-		say("node %u (%s): SPM refused (EPERM): profiling needs CAP_PERFMON or CAP_SYS_ADMIN while the amdgpu.spm_paranoid module parameter is 1 (the default); an administrator can let every user profile with 'echo 0 > /sys/module/amdgpu/parameters/spm_paranoid'. On GC 9.4.x SPM also needs amdgpu.spm_unsafe_vmid0=1.\n",
-		    PreferredNode, n->path);
+	case EACCES: {
+		/*
+		 * With the default parameters every GPU the kernel supports
+		 * answers one of these, and ROCm's profilers abort when
+		 * Acquire fails: say which parameter refused, from what it
+		 * reads now, and what to change.
+		 */
+		char why[3072];
+
+		say("node %u (%s): SPM refused (%s): %s\n", PreferredNode,
+		    n->path, ret == EPERM ? "EPERM" : "EACCES",
+		    amdgpu_spm_explain_refusal(ret, root(), why, sizeof(why)));
 		break;
-	case EACCES:
-		say("node %u (%s): SPM refused (EACCES): on this GPU (GC 9.4.x) the RLC writes SPM data through VMID 0, which the kernel allows only when the administrator sets the amdgpu.spm_unsafe_vmid0=1 module parameter; who may profile is amdgpu.spm_paranoid.\n",
-		    PreferredNode, n->path);
-		break;
+	}
 	case EBUSY:
 		say("node %u (%s): SPM busy (EBUSY): another process profiles this partition, or a graphics client reserved a VMID for SPM\n",
 		    PreferredNode, n->path);

@@ -49,6 +49,14 @@ static void put(const char *rel, const char *text)
 	}
 }
 
+static void unlink_rel(const char *rel)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	unlink(path);
+}
+
 static void mkdirs(const char *rel)
 {
 	char path[256], *p;
@@ -446,14 +454,13 @@ static void test_errors(void)
 		errno = 0;
 		CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_INVALID_PARAMETER);
 		CHECK(errno == EINVAL);
-		if (cases[i].errnum == EPERM || cases[i].errnum == EACCES) {
-			CHECK(said("amdgpu.spm_paranoid"));
-			CHECK(said("amdgpu.spm_unsafe_vmid0=1"));
+		/* No parameter files here: still names the parameter. */
+		if (cases[i].errnum == EPERM) {
+			CHECK(said("SPM refused (EPERM): The refusal comes from amdgpu.spm_paranoid: while it is 1 (the default), ACQUIRE needs CAP_PERFMON or CAP_SYS_ADMIN"));
+			CHECK(said("On GC 9.4.x SPM also needs amdgpu.spm_unsafe_vmid0=1"));
 		}
-		if (cases[i].errnum == EPERM)
-			CHECK(said("(EPERM): profiling needs CAP_PERFMON"));
 		if (cases[i].errnum == EACCES)
-			CHECK(said("(EACCES): on this GPU (GC 9.4.x) the RLC writes SPM data through VMID 0"));
+			CHECK(said("SPM refused (EACCES): The refusal comes from amdgpu.spm_unsafe_vmid0, which must be 1 for SPM on GC 9.4.x"));
 	}
 
 	/* Somebody else's acquisition: EBUSY for every call. */
@@ -594,6 +601,49 @@ static void test_memlock(void)
 	CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_SUCCESS);
 	munmap(a, 1 << 20);
 	munmap(b, 1 << 20);
+}
+
+/*
+ * An ACQUIRE refused with EPERM or EACCES: the message says which module
+ * parameter refused, from what /sys/module/amdgpu/parameters/ reads now
+ * (mode 0644: any user can read it), and what to change.
+ */
+static void test_refusal_params(void)
+{
+	setup("version=1.1,acquire_err=EPERM");
+	mkdirs("sys/module/amdgpu/parameters");
+	put("sys/module/amdgpu/parameters/spm_paranoid", "1\n");
+	put("sys/module/amdgpu/parameters/spm_unsafe_vmid0", "N\n");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_NOT_SUPPORTED);
+	CHECK(said("SPM refused (EPERM): amdgpu.spm_paranoid is 1 ("));
+	CHECK(said("/sys/module/amdgpu/parameters/spm_paranoid): only a process with CAP_PERFMON or CAP_SYS_ADMIN may acquire SPM"));
+	CHECK(said("'echo 0 > "));
+	/* The kernel checks the privilege first: the next refusal is named too. */
+	CHECK(said("Next, amdgpu.spm_unsafe_vmid0 is N ("));
+	CHECK(said("ACQUIRE will then fail with EACCES until an administrator sets amdgpu.spm_unsafe_vmid0=1"));
+
+	setup("version=1.1,acquire_err=EACCES");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_NOT_SUPPORTED);
+	CHECK(said("SPM refused (EACCES): amdgpu.spm_unsafe_vmid0 is N ("));
+	CHECK(said("/sys/module/amdgpu/parameters/spm_unsafe_vmid0): on GC 9.4.x (MI100, MI200, MI300) the RLC writes SPM data through VMID 0"));
+	CHECK(said("amdgpu.spm_unsafe_vmid0=1 ('echo 1 > "));
+	CHECK(said("Security section of Documentation/gpu/amdgpu/profiler.rst"));
+	CHECK(!said("spm_paranoid"));
+
+	/* Both allowed now: changed since the refusal. */
+	put("sys/module/amdgpu/parameters/spm_paranoid", "0\n");
+	put("sys/module/amdgpu/parameters/spm_unsafe_vmid0", "Y\n");
+	setup("version=1.1,acquire_err=EPERM");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_NOT_SUPPORTED);
+	CHECK(said("amdgpu.spm_paranoid is 0 now ("));
+	CHECK(said("it was lowered after the refusal; try again"));
+	CHECK(said("amdgpu.spm_unsafe_vmid0 is Y: SPM through VMID 0 is allowed"));
+	setup("version=1.1,acquire_err=EACCES");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_NOT_SUPPORTED);
+	CHECK(said("amdgpu.spm_unsafe_vmid0 is Y now ("));
+
+	unlink_rel("sys/module/amdgpu/parameters/spm_paranoid");
+	unlink_rel("sys/module/amdgpu/parameters/spm_unsafe_vmid0");
 }
 
 /* NULL destination: stop, with whatever size the caller passed. */
@@ -837,6 +887,7 @@ int main(void)
 	test_fallback();
 	test_no_spm_fallback();
 	test_errors();
+	test_refusal_params();
 	test_stopped();
 	test_memlock();
 	test_null_stop();
