@@ -7,7 +7,8 @@
  * what it says and which status it exits with when ACQUIRE is refused
  * (with the module parameters it reads served from a temporary directory
  * through FAKE_AMDGPU_PARAMS), when SET_DEST_BUF fails with ENOMEM under
- * the kernel's memlock charge, and when the kernel stopped SPM (EIO).
+ * the kernel's memlock charge (and that the default buffers fit the
+ * default limit), and when the kernel stopped SPM (EIO).
  * The recorder and the preload library are found next to this binary.
  */
 #define _GNU_SOURCE
@@ -143,6 +144,51 @@ static void test_refusals(void)
 	CHECK(!strstr(out, "spm_paranoid") && !strstr(out, "spm_unsafe_vmid0"));
 }
 
+/*
+ * The buffers are anonymous memory, pinned and charged to RLIMIT_MEMLOCK
+ * (the fake kernel models the charge of the last three pins). The
+ * defaults must fit the default limit of 8 MiB; larger buffers fail with
+ * ENOMEM and a message that says what to change.
+ */
+static void test_memlock(void)
+{
+	const rlim_t limit = 8u << 20;
+
+	CHECK(run("version=1.1,xcc=2,bytes=4096,fill_ms=5,memlock=8M", limit,
+		  "-q", "-t", "0.2", "-o", "/dev/null", NULL) == 0);
+	CHECK(has("buffers retired"));
+	CHECK(!strstr(out, "ENOMEM") && !strstr(out, "failed"));
+
+	CHECK(run("version=1.1,xcc=2,bytes=4096,fill_ms=5,memlock=8M", limit,
+		  "-q", "-t", "0.2", "-s", "16M", "-o", "/dev/null",
+		  NULL) == 1);
+	CHECK(has("SET_DEST_BUF failed: out of memory, or pinning the buffer would pass RLIMIT_MEMLOCK"));
+	CHECK(has("the recorder's 3 buffers of 16777216 bytes (49152 KiB) are anonymous memory"));
+	CHECK(has("RLIMIT_MEMLOCK (now 8192 KiB)"));
+	CHECK(has("'ulimit -l'"));
+	CHECK(has("run with CAP_IPC_LOCK"));
+	CHECK(has("a smaller --buf-size or --buffers 2"));
+
+	/* The third 4 MiB buffer is the one that does not fit. */
+	CHECK(run("version=1.1,xcc=2,bytes=4096,fill_ms=5,memlock=8M", limit,
+		  "-q", "-t", "0.2", "-s", "4M", "-o", "/dev/null",
+		  NULL) == 1);
+	CHECK(has("the recorder's 3 buffers of 4194304 bytes (12288 KiB)"));
+
+	CHECK(run("version=1.1", 0, "--help", NULL) == 0);
+	CHECK(has("(default: 2M, so that the"));
+}
+
+/* The kernel stopped SPM (ring registers changed): said as such, exit 1. */
+static void test_stopped(void)
+{
+	CHECK(run("version=1.1,xcc=2,bytes=4096,fill_ms=5,tamper_call=4", 0,
+		  "-q", "-t", "2", "-o", "/dev/null", NULL) == 1);
+	CHECK(has("SET_DEST_BUF failed: the kernel stopped SPM because the SPM ring registers were changed behind its back"));
+	CHECK(has("Security section of Documentation/gpu/amdgpu/profiler.rst"));
+	CHECK(!strstr(out, "I/O error"));
+}
+
 int main(int argc, char **argv)
 {
 	char self[PATH_MAX], *slash;
@@ -169,6 +215,8 @@ int main(int argc, char **argv)
 	}
 
 	test_refusals();
+	test_memlock();
+	test_stopped();
 
 	put_param("spm_paranoid", NULL);
 	put_param("spm_unsafe_vmid0", NULL);
