@@ -104,7 +104,10 @@ static void *sys_real(const char *name)
 		f = dlsym(RTLD_NEXT, name);
 	if (f)
 		return f;
-	/* libhsakmt was dlopen()ed locally, e.g. along with ROCr. */
+	/*
+	 * libhsakmt was loaded into a local scope, as the dependency of a
+	 * dlopen()ed libhsa-runtime64 (Debian's needs libhsakmt.so.1).
+	 */
 	h = dlopen("libhsakmt.so.1", RTLD_NOW | RTLD_NOLOAD);
 	if (!h)
 		return NULL;
@@ -592,8 +595,10 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMRelease(HSAuint32 PreferredNode)
 
 /*
  * On uAPI 1.1 the share headers say how many shares the kernel made;
- * aqlprofile finds them with the topology's num_xcc. Warn once if the two
- * disagree, since every share after the first would then be misread.
+ * aqlprofile finds them with the XCC count of the agent its caller
+ * registered. Warn once if the topology's num_xcc disagrees, since every
+ * share after the first would then be misread by a caller that counts
+ * the way the topology does.
  */
 static void check_shares_locked(struct node *n, const void *retired,
 				uint32_t size)

@@ -551,7 +551,7 @@ static void test_stopped(void)
 	CHECK(said("SET_DEST_BUF: EIO: the kernel stopped SPM on this partition because its SPM ring registers were changed behind its back"));
 	CHECK(said("only Release is left"));
 	CHECK(said("Security section of Documentation/gpu/amdgpu/profiler.rst"));
-	/* aqlprofile's stop: a NULL buffer, also refused; said only once. */
+	/* A stop with no buffer is refused too; said only once. */
 	CHECK(hsaKmtSPMSetDestBuffer(1, 0, &t, &copied, NULL, &loss) ==
 	      HSAKMT_STATUS_UNAVAILABLE);
 	CHECK(said_times("SET_DEST_BUF: EIO") == 1);
@@ -660,7 +660,10 @@ static void test_null_stop(void)
 	      HSAKMT_STATUS_SUCCESS);
 	CHECK(copied == 0);	/* nothing was installed before */
 	usleep(3000);
-	/* The legacy aqlprofile stop: SetDestBuffer(node, size, ..., NULL). */
+	/*
+	 * A stop with no buffer and a size, which the single-XCC KFD and the
+	 * posted libdrm API take (aqlprofile drains until 0 bytes instead).
+	 */
 	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, NULL, &loss) ==
 	      HSAKMT_STATUS_SUCCESS);
 	st = fake_amdgpu_stats();
