@@ -150,6 +150,7 @@ result $? "the tools and the kselftest also build against a uAPI $alt_ver amdgpu
 run_unit "libamdgpu_profiler unit test" "$tool/test_amdgpu_profiler"
 run_unit "recording file format unit test" "$tool/tests/test_spm_file"
 run_unit "libamdgpu_profiler device-handle calls against the fake kernel" "$tool/tests/test_libapi"
+run_unit "amdgpu-spm-record's error paths against the fake render node" "$tool/tests/test_record"
 
 # The hsakmt provider: libhsaKmtSPM* over the profiler ioctl for an
 # unmodified ROCm stack (LD_PRELOAD). Built against Debian's hsakmt.h and
@@ -187,7 +188,9 @@ if need_pkg "hsakmt provider (hsakmt.h, libhsakmt.pc)" libhsakmt-dev pkg-config 
 	# renderD128) and the fake render node behind it.
 	fr=$us/fake-root
 	ft=$fr/sys/class/kfd/kfd/topology/nodes
-	mkdir -p "$ft/0" "$ft/1" "$fr/dev/dri"
+	mkdir -p "$ft/0" "$ft/1" "$fr/dev/dri" "$fr/sys/module/amdgpu/parameters"
+	echo 1 > "$fr/sys/module/amdgpu/parameters/spm_paranoid"
+	echo N > "$fr/sys/module/amdgpu/parameters/spm_unsafe_vmid0"
 	echo 0 > "$ft/0/gpu_id"
 	echo "cpu_cores_count 16" > "$ft/0/properties"
 	echo 42117 > "$ft/1/gpu_id"
@@ -211,14 +214,20 @@ if need_pkg "hsakmt provider (hsakmt.h, libhsakmt.pc)" libhsakmt-dev pkg-config 
 	[ "$rc" = 0 ] && grep -q 'no DRM_AMDGPU_PROFILER (GET_VER: Invalid argument): libhsakmt (KFD)' "$us/provider-nover.txt" &&
 		grep -q "^$plain_st " "$us/provider-nover.txt"
 	result $? "a kernel without the profiler: GET_VER fails and the calls go to the real libhsakmt"
-	for e in EPERM EACCES; do
+	provider_run "$us/provider-nospm.txt" "version=1.1,xcc=2,nospm=1" 1
+	rc=$?
+	[ "$rc" = 0 ] && grep -q 'ACQUIRE: EOPNOTSUPP: no SPM behind the profiler ioctl here: libhsakmt (KFD) from now on' "$us/provider-nospm.txt" &&
+		grep -q 'libhsakmt (KFD) refused it too' "$us/provider-nospm.txt" &&
+		grep -q "^$plain_st " "$us/provider-nospm.txt"
+	result $? "no SPM behind the profiler ioctl (EOPNOTSUPP, e.g. an SR-IOV VF): the first Acquire goes on to the real libhsakmt"
+	for e in EPERM:spm_paranoid:1 EACCES:spm_unsafe_vmid0:N; do
+		p=${e#*:}; v=${p#*:}; p=${p%:*}; e=${e%%:*}
 		provider_run "$us/provider-$e.txt" "version=1.1,xcc=2,acquire_err=$e" 1
 		rc=$?
-		[ "$rc" = 0 ] && grep -q "SPM refused ($e)" "$us/provider-$e.txt" &&
-			grep -q 'amdgpu\.spm_paranoid' "$us/provider-$e.txt" &&
+		[ "$rc" = 0 ] && grep -q "SPM refused ($e): amdgpu\.$p is $v (.*/sys/module/amdgpu/parameters/$p)" "$us/provider-$e.txt" &&
 			grep -q 'amdgpu\.spm_unsafe_vmid0=1' "$us/provider-$e.txt" &&
 			grep -q 'hsaKmtSPMRelease(1): status 3' "$us/provider-$e.txt"
-		result $? "ACQUIRE refused with $e: the message names amdgpu.spm_paranoid and amdgpu.spm_unsafe_vmid0, Release after it fails cleanly"
+		result $? "ACQUIRE refused with $e: the message says that amdgpu.$p refused and reads $v, Release after it fails cleanly"
 	done
 fi
 

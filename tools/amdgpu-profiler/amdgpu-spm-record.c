@@ -26,17 +26,27 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "amdgpu_spm_uapi.h"	/* first: explains a missing UAPI_INCLUDE */
 #include "amdgpu_profiler.h"
+#include "amdgpu_spm_params.h"
 #include "spm_file.h"
 
 #include <drm/drm.h>
 
 #define MAX_BUFFERS 3
+/*
+ * Default buffer size. The buffers are anonymous memory, which the kernel
+ * pins and charges to RLIMIT_MEMLOCK unless the process has CAP_IPC_LOCK
+ * (CAP_PERFMON, which profiling needs, does not include it), and it keeps
+ * the last three pinned: 3 x 2 MiB stays within the default limit of
+ * 8 MiB with room for the process's other locked memory.
+ */
+#define DEFAULT_BUF_SIZE (2u << 20)
 
 /* Exit statuses, documented in README.md. */
 enum {
@@ -89,6 +99,7 @@ struct recorder {
 	uint64_t undecided_buffers;	/* data before the XCC count was known */
 	int thread_err;		/* -errno that stopped the thread */
 	const char *thread_err_what;
+	bool thread_err_ioctl;	/* thread_err came from SET_DEST_BUF */
 	bool done;
 };
 
@@ -148,7 +159,8 @@ static void usage(FILE *f)
 "  -n, --buffers N       rotating destination buffers, 2 or 3 (default: 3)\n"
 "  -s, --buf-size SIZE   size of each buffer in bytes, suffix K or M allowed,\n"
 "                        rounded down to 32 bytes: from 64 per XCC of the\n"
-"                        partition to 256M (default: 16M)\n"
+"                        partition to 256M (default: 2M, so that the\n"
+"                        pinned buffers fit the default RLIMIT_MEMLOCK)\n"
 "  -T, --timeout MS      how long each SET_DEST_BUF waits for the current\n"
 "                        buffer to fill, 0 to 4294967295 (default: 100)\n"
 "  -x, --xcc-count N     XCCs of the partition (default: inferred from the\n"
@@ -247,7 +259,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->output = "spm.dat";
 	o->interval = 1.0;
 	o->buffers = 3;
-	o->buf_size = 16u << 20;
+	o->buf_size = DEFAULT_BUF_SIZE;
 	o->timeout_ms = 100;
 
 	while ((c = getopt_long(argc, argv, "d:o:t:i:n:s:T:x:qh", longopts,
@@ -578,6 +590,7 @@ fail_install:
 	pthread_mutex_lock(&r->lock);
 	r->thread_err = ret;
 	r->thread_err_what = "SET_DEST_BUF";
+	r->thread_err_ioctl = true;
 	pthread_mutex_unlock(&r->lock);
 	goto out;
 fail_write:
@@ -620,6 +633,28 @@ static void print_progress(struct recorder *r, double elapsed, bool final)
 		retired, loss, n ? "" : "?", n,
 		isatty(STDERR_FILENO) ? (final ? " \n" : " ") : "\n");
 	fflush(stderr);
+}
+
+/*
+ * SET_DEST_BUF failed with ENOMEM: the recorder's buffers are anonymous
+ * memory, pinned and charged to RLIMIT_MEMLOCK unless the process has
+ * CAP_IPC_LOCK. Say how much that is against the limit, and what helps.
+ */
+static void explain_memlock(const struct options *o)
+{
+	unsigned long long total = (unsigned long long)o->buffers * o->buf_size;
+	struct rlimit rl;
+	char limit[64] = "unknown";
+
+	if (!getrlimit(RLIMIT_MEMLOCK, &rl)) {
+		if (rl.rlim_cur == RLIM_INFINITY)
+			snprintf(limit, sizeof(limit), "unlimited");
+		else
+			snprintf(limit, sizeof(limit), "%llu KiB",
+				 (unsigned long long)rl.rlim_cur >> 10);
+	}
+	fprintf(stderr, "%s: the recorder's %u buffers of %u bytes (%llu KiB) are anonymous memory, which the kernel keeps pinned while they rotate and charges to RLIMIT_MEMLOCK (now %s) unless the process has CAP_IPC_LOCK: raise the limit ('ulimit -l', or LimitMEMLOCK= of a systemd unit), run with CAP_IPC_LOCK (CAP_PERFMON does not include it), or choose a smaller --buf-size or --buffers 2\n",
+		prog, o->buffers, o->buf_size, total >> 10, limit);
 }
 
 static void *alloc_buffer(uint32_t size)
@@ -687,9 +722,17 @@ int main(int argc, char **argv)
 		    strerror(errno));
 
 	ret = amdgpu_spm_fd_acquire(r.fd);
-	if (ret)
+	if (ret) {
+		/* EPERM, EACCES: which module parameter refused, as it reads now. */
+		char why[3072];
+
+		if (*amdgpu_spm_explain_refusal(ret, "", why, sizeof(why)))
+			die(status_for(ret), "cannot acquire the SPM: %s\n%s: %s",
+			    amdgpu_spm_strerror(ret, AMDGPU_SPM_CALL_ACQUIRE),
+			    prog, why);
 		die(status_for(ret), "cannot acquire the SPM: %s",
 		    amdgpu_spm_strerror(ret, AMDGPU_SPM_CALL_ACQUIRE));
+	}
 
 	memset(&fh, 0, sizeof(fh));
 	fh.version = r.version;
@@ -777,13 +820,18 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 
-	if (r.thread_err) {
+	if (r.thread_err && !r.thread_err_ioctl) {
+		fprintf(stderr, "%s: %s failed: I/O error\n", prog,
+			r.thread_err_what);
+		status = EXIT_ERROR;
+	} else if (r.thread_err) {
+		/* EIO here is the kernel stopping SPM, not an I/O error. */
 		fprintf(stderr, "%s: %s failed: %s\n", prog, r.thread_err_what,
-			r.thread_err == -EIO ? "I/O error" :
 			amdgpu_spm_strerror(r.thread_err,
 					    AMDGPU_SPM_CALL_SETDESTBUFF));
-		status = r.thread_err == -EIO ? EXIT_ERROR :
-			 status_for(r.thread_err);
+		if (r.thread_err == -ENOMEM)
+			explain_memlock(&r.opt);
+		status = status_for(r.thread_err);
 	}
 
 	/* Summary on stderr, so that -o - keeps stdout clean. */

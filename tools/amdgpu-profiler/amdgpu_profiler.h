@@ -75,8 +75,10 @@ int amdgpu_spm_release(amdgpu_device_handle dev);
  * @dev: device handle of the owner
  * @size_in_bytes: size of @dest_mem_addr; ignored when it is NULL
  * @timeout: in: milliseconds to wait for the current buffer to fill first
- *	(0: do not wait; NULL: same as 0); out: the time left, rounded down.
- *	A caller that waits the same time on every call sets it every time.
+ *	(0: do not wait; NULL: same as 0); out: the time left, rounded down,
+ *	as the kernel writes it. hsaKmtSPMSetDestBuffer() over KFD hands the
+ *	input back instead, so a loop ported from it that waits the same time
+ *	on every call must set *@timeout before every call.
  * @size_copied: out (may be NULL): data bytes in the retired buffer, summed
  *	over its shares (headers not counted)
  * @dest_mem_addr: the next buffer, 32-byte aligned, or NULL to stop copying

@@ -181,6 +181,14 @@ const char *amdgpu_spm_strerror(int err, enum amdgpu_spm_call call)
 		return strerror(err);
 	case EOPNOTSUPP:
 		return "this device has no SPM support (or it is an SR-IOV virtual function)";
+	case ENOMEM:
+		if (call == AMDGPU_SPM_CALL_SETDESTBUFF)
+			return "out of memory, or pinning the buffer would pass RLIMIT_MEMLOCK: anonymous, shmem and hugetlb buffers are pinned (the last three stay pinned) and count against it unless the process has CAP_IPC_LOCK; buffers mapped through the render node are not pinned";
+		return strerror(err);
+	case EIO:
+		if (call == AMDGPU_SPM_CALL_SETDESTBUFF)
+			return "the kernel stopped SPM because the SPM ring registers were changed behind its back (by work submitted to the partition); only RELEASE is left (see the Security section of Documentation/gpu/amdgpu/profiler.rst, and the kernel log)";
+		return strerror(err);
 	case EINVAL:
 		if (call == AMDGPU_SPM_CALL_VERSION)
 			return "the kernel has no DRM_AMDGPU_PROFILER interface (kernel without the profiler series, or not an amdgpu device)";

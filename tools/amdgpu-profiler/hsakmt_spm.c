@@ -13,12 +13,16 @@
  * partition, which this library opens for itself. If GET_VER answers there,
  * the node's SPM calls go to the profiler ioctl on that file; otherwise
  * (CPU node, no render node, kernel without the profiler, no topology at
- * all) they go to the real libhsakmt, that is to KFD.
+ * all) they go to the real libhsakmt, that is to KFD. They go there too
+ * from the first ACQUIRE on that answers EOPNOTSUPP: the device has no SPM
+ * behind the profiler ioctl (an SR-IOV VF, or an IP without SPM hooks),
+ * where a KFD with AMDKFD_IOC_RLC_SPM may still have it.
  *
  * Environment:
  *   HSAKMT_SPM_DISABLE=1   always use the real libhsakmt
  *   HSAKMT_SPM_DEBUG=1     say on stderr how each node was resolved
- *   HSAKMT_SPM_ROOT=DIR    read DIR/sys/class/kfd/kfd/topology and open
+ *   HSAKMT_SPM_ROOT=DIR    read DIR/sys/class/kfd/kfd/topology and
+ *                          DIR/sys/module/amdgpu/parameters, and open
  *                          DIR/dev/dri/renderD<minor> (tests)
  */
 #define _GNU_SOURCE
@@ -39,6 +43,7 @@
 
 #include <hsakmt.h>
 
+#include "amdgpu_spm_params.h"
 #include "amdgpu_spm_uapi.h"
 #include "hsakmt_spm.h"
 
@@ -56,10 +61,15 @@ enum backend {
 	NODE_KFD,	/* the real libhsakmt */
 };
 
-/* One libhsakmt user node. Guarded by @lock; @fd never changes once set. */
+/*
+ * One libhsakmt user node. Guarded by @lock. @fd never changes once set
+ * and stays open until hsakmt_spm_reset(), also when the node moves to
+ * KFD, so that a call that still uses it never meets a reused number.
+ */
 struct node {
 	enum backend backend;
-	int fd;
+	int fd;			/* -1 none */
+	bool answered;		/* an ACQUIRE got an answer but EOPNOTSUPP */
 	uint32_t sysfs_id;
 	uint32_t minor;
 	uint32_t num_xcc;	/* num_xcc of the topology node, 0 unknown */
@@ -67,6 +77,7 @@ struct node {
 	void *cur_dest;		/* buffer installed last, for the 1.1 check */
 	uint32_t cur_size;
 	bool warned_shares;
+	bool said_stopped;	/* EIO reported for this acquisition */
 	char path[PATH_MAX];
 };
 
@@ -93,7 +104,10 @@ static void *sys_real(const char *name)
 		f = dlsym(RTLD_NEXT, name);
 	if (f)
 		return f;
-	/* libhsakmt was dlopen()ed locally, e.g. along with ROCr. */
+	/*
+	 * libhsakmt was loaded into a local scope, as the dependency of a
+	 * dlopen()ed libhsa-runtime64 (Debian's needs libhsakmt.so.1).
+	 */
 	h = dlopen("libhsakmt.so.1", RTLD_NOW | RTLD_NOLOAD);
 	if (!h)
 		return NULL;
@@ -153,7 +167,7 @@ void hsakmt_spm_reset(void)
 
 	pthread_mutex_lock(&lock);
 	for (i = 0; i < MAX_NODES; i++) {
-		if (nodes[i].backend == NODE_PROFILER)
+		if (nodes[i].backend != NODE_UNRESOLVED && nodes[i].fd >= 0)
 			hsakmt_spm_sys.close(nodes[i].fd);
 		memset(&nodes[i], 0, sizeof(nodes[i]));
 	}
@@ -324,6 +338,7 @@ static void resolve_locked(uint32_t user, struct node *n)
 	int ret;
 
 	n->backend = NODE_KFD;
+	n->fd = -1;
 	if (env_on("HSAKMT_SPM_DISABLE")) {
 		debug("node %u: HSAKMT_SPM_DISABLE is set: libhsakmt (KFD)\n",
 		      user);
@@ -369,11 +384,15 @@ static void resolve_locked(uint32_t user, struct node *n)
 	      AMDGPU_PROFILER_VERSION_MINOR(n->version));
 }
 
-/* Node @user resolved; NULL when it is beyond what the provider handles. */
-static struct node *node_get(uint32_t user)
+/*
+ * Node @user resolved, and in *@be where its calls go now; NULL when it is
+ * beyond what the provider handles.
+ */
+static struct node *node_get(uint32_t user, enum backend *be)
 {
 	struct node *n;
 
+	*be = NODE_KFD;
 	if (user >= MAX_NODES)
 		return NULL;
 	n = &nodes[user];
@@ -384,6 +403,7 @@ static struct node *node_get(uint32_t user)
 		resolve_locked(user, n);
 		errno = saved;
 	}
+	*be = n->backend;
 	pthread_mutex_unlock(&lock);
 	return n;
 }
@@ -402,6 +422,7 @@ static HSAKMT_STATUS status_of(int err)
 	case EFAULT:
 		return HSAKMT_STATUS_INVALID_PARAMETER;
 	case EBUSY:
+	case EIO:	/* SPM stopped by the kernel until Release */
 		return HSAKMT_STATUS_UNAVAILABLE;
 	case EPERM:
 	case EACCES:
@@ -455,39 +476,85 @@ static void *real_or_complain(const char *name)
 	return f;
 }
 
+/*
+ * The first ACQUIRE on a node answered EOPNOTSUPP: the device has no SPM
+ * behind the profiler ioctl (an SR-IOV VF, or an IP without SPM hooks),
+ * but a KFD with AMDKFD_IOC_RLC_SPM (ROCm's DKMS driver) may have it. From
+ * now on the node's calls go to the real libhsakmt; this ACQUIRE too.
+ * Once an ACQUIRE got another answer, EOPNOTSUPP means the device went
+ * away, and stays the answer.
+ */
+static bool kfd_instead_locked(struct node *n)
+{
+	if (n->answered)
+		return false;
+	n->backend = NODE_KFD;
+	return true;
+}
+
 PUBLIC
 HSAKMT_STATUS HSAKMTAPI hsaKmtSPMAcquire(HSAuint32 PreferredNode)
 {
-	struct node *n = node_get(PreferredNode);
+	enum backend be;
+	struct node *n = node_get(PreferredNode, &be);
+	int saved = errno, ret;
+	HSAKMT_STATUS st;
 	node_fn real;
-	int ret;
+	bool to_kfd;
 
-	if (!n || n->backend == NODE_KFD) {
+	if (!n || be == NODE_KFD) {
 		real = (node_fn)real_or_complain("hsaKmtSPMAcquire");
 		return real ? real(PreferredNode) : HSAKMT_STATUS_NOT_SUPPORTED;
 	}
 	ret = spm_simple(n, AMDGPU_SPM_OP_ACQUIRE);
+	pthread_mutex_lock(&lock);
+	to_kfd = ret == EOPNOTSUPP && kfd_instead_locked(n);
+	if (ret != EOPNOTSUPP)
+		n->answered = true;
+	pthread_mutex_unlock(&lock);
+	if (to_kfd) {
+		debug("node %u (%s): ACQUIRE: EOPNOTSUPP: no SPM behind the profiler ioctl here: libhsakmt (KFD) from now on\n",
+		      PreferredNode, n->path);
+		real = (node_fn)real_or_complain("hsaKmtSPMAcquire");
+		if (!real)
+			return ret_status(ret);
+		errno = saved;	/* KFD's answer, not ours */
+		st = real(PreferredNode);
+		/* Quiet where KFD has SPM; otherwise say where both failed. */
+		if (st != HSAKMT_STATUS_SUCCESS)
+			say("node %u (%s): no SPM on this device through the profiler ioctl (EOPNOTSUPP: an SR-IOV virtual function, or a GPU this kernel has no SPM support for), and libhsakmt (KFD) refused it too (status %d)\n",
+			    PreferredNode, n->path, st);
+		return st;
+	}
 	switch (ret) {
 	case 0:
 		pthread_mutex_lock(&lock);
 		n->cur_dest = NULL;
+		n->said_stopped = false;
 		pthread_mutex_unlock(&lock);
 		break;
 	case EPERM:
-		say("node %u (%s): SPM refused (EPERM): profiling needs CAP_PERFMON or CAP_SYS_ADMIN while the amdgpu.spm_paranoid module parameter is 1 (the default); an administrator can let every user profile with 'echo 0 > /sys/module/amdgpu/parameters/spm_paranoid'. On GC 9.4.x SPM also needs amdgpu.spm_unsafe_vmid0=1.\n",
-		    PreferredNode, n->path);
+	case EACCES: {
+		/*
+		 * With the default parameters every GPU the kernel supports
+		 * answers one of these, and ROCm's profilers abort when
+		 * Acquire fails: say which parameter refused, from what it
+		 * reads now, and what to change.
+		 */
+		char why[3072];
+
+		say("node %u (%s): SPM refused (%s): %s\n", PreferredNode,
+		    n->path, ret == EPERM ? "EPERM" : "EACCES",
+		    amdgpu_spm_explain_refusal(ret, root(), why, sizeof(why)));
 		break;
-	case EACCES:
-		say("node %u (%s): SPM refused (EACCES): on this GPU (GC 9.4.x) the RLC writes SPM data through VMID 0, which the kernel allows only when the administrator sets the amdgpu.spm_unsafe_vmid0=1 module parameter; who may profile is amdgpu.spm_paranoid.\n",
-		    PreferredNode, n->path);
-		break;
+	}
 	case EBUSY:
 		say("node %u (%s): SPM busy (EBUSY): another process profiles this partition, or a graphics client reserved a VMID for SPM\n",
 		    PreferredNode, n->path);
 		break;
 	case EOPNOTSUPP:
-		debug("node %u (%s): no SPM on this device\n", PreferredNode,
-		      n->path);
+		debug("node %u (%s): no SPM on this device any more (EOPNOTSUPP)\n",
+		      PreferredNode, n->path);
 		break;
 	default:
 		debug("node %u (%s): ACQUIRE: %s\n", PreferredNode, n->path,
@@ -500,15 +567,21 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMAcquire(HSAuint32 PreferredNode)
 PUBLIC
 HSAKMT_STATUS HSAKMTAPI hsaKmtSPMRelease(HSAuint32 PreferredNode)
 {
-	struct node *n = node_get(PreferredNode);
+	enum backend be;
+	struct node *n = node_get(PreferredNode, &be);
 	node_fn real;
 	int ret;
 
-	if (!n || n->backend == NODE_KFD) {
+	if (!n || be == NODE_KFD) {
 		real = (node_fn)real_or_complain("hsaKmtSPMRelease");
 		return real ? real(PreferredNode) : HSAKMT_STATUS_NOT_SUPPORTED;
 	}
-	/* -EINVAL when nothing is acquired (aqlprofile releases after a failed acquire). */
+	/*
+	 * aqlprofile's ~ManagerThread releases after a failed Acquire too and
+	 * ignores the answer: -EINVAL (INVALID_PARAMETER) when nobody owns the
+	 * partition's SPM, -EBUSY (UNAVAILABLE) when another process does,
+	 * which is the usual reason the Acquire failed.
+	 */
 	ret = spm_simple(n, AMDGPU_SPM_OP_RELEASE);
 	if (ret)
 		debug("node %u (%s): RELEASE: %s\n", PreferredNode, n->path,
@@ -522,8 +595,10 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMRelease(HSAuint32 PreferredNode)
 
 /*
  * On uAPI 1.1 the share headers say how many shares the kernel made;
- * aqlprofile finds them with the topology's num_xcc. Warn once if the two
- * disagree, since every share after the first would then be misread.
+ * aqlprofile finds them with the XCC count of the agent its caller
+ * registered. Warn once if the topology's num_xcc disagrees, since every
+ * share after the first would then be misread by a caller that counts
+ * the way the topology does.
  */
 static void check_shares_locked(struct node *n, const void *retired,
 				uint32_t size)
@@ -551,13 +626,15 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMSetDestBuffer(HSAuint32 PreferredNode,
 					       void *DestMemoryAddress,
 					       bool *isSPMDataLoss)
 {
-	struct node *n = node_get(PreferredNode);
+	enum backend be;
+	struct node *n = node_get(PreferredNode, &be);
 	struct drm_amdgpu_profiler_args args;
 	uint32_t want = timeout ? *timeout : 0, left = want;
 	set_dest_fn real;
+	bool said;
 	int ret;
 
-	if (!n || n->backend == NODE_KFD) {
+	if (!n || be == NODE_KFD) {
 		real = (set_dest_fn)real_or_complain("hsaKmtSPMSetDestBuffer");
 		return real ? real(PreferredNode, SizeInBytes, timeout,
 				   SizeCopied, DestMemoryAddress,
@@ -602,11 +679,23 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMSetDestBuffer(HSAuint32 PreferredNode,
 		n->cur_dest = DestMemoryAddress;
 		n->cur_size = DestMemoryAddress ? SizeInBytes : 0;
 	}
+	said = n->said_stopped;
+	if (ret == EIO)
+		n->said_stopped = true;
 	pthread_mutex_unlock(&lock);
 
-	if (ret == ENOMEM)
-		say("%s: SET_DEST_BUF: ENOMEM: destination buffers are pinned and count against RLIMIT_MEMLOCK (ulimit -l) unless the process has CAP_IPC_LOCK\n",
+	/*
+	 * The kernel found the SPM ring registers changed behind its back
+	 * (work submitted to the partition wrote them) and stopped SPM: the
+	 * one failure an administrator must hear of. Once per acquisition:
+	 * the caller may keep calling.
+	 */
+	if (ret == EIO && !said)
+		say("%s: SET_DEST_BUF: EIO: the kernel stopped SPM on this partition because its SPM ring registers were changed behind its back, by work submitted to the partition; nothing more is copied and only Release is left (a new Acquire starts over). See the Security section of Documentation/gpu/amdgpu/profiler.rst and the kernel log.\n",
 		    n->path);
+	else if (ret == ENOMEM)
+		say("%s: SET_DEST_BUF: ENOMEM: out of memory, or the %u-byte buffer at %p could not be pinned within RLIMIT_MEMLOCK. Anonymous, shmem and hugetlb buffers are pinned, and count against RLIMIT_MEMLOCK (raise 'ulimit -l') unless the process has CAP_IPC_LOCK; the kernel keeps the last three buffers pinned. Buffers mapped through the render node (VM_PFNMAP, such as ROCr's CPU pool allocations) are not pinned.\n",
+		    n->path, SizeInBytes, DestMemoryAddress);
 	/* KFD takes these; the profiler ioctl does not. */
 	else if (ret == EINVAL && DestMemoryAddress &&
 		 (uintptr_t)DestMemoryAddress % 32)

@@ -357,6 +357,18 @@ static void test_strerror(void)
 	CHECK(strstr(amdgpu_spm_strerror(-EINVAL, AMDGPU_SPM_CALL_ACQUIRE),
 		     "partition") != NULL);
 	CHECK(amdgpu_spm_strerror(-ENOMEM, AMDGPU_SPM_CALL_ACQUIRE) != NULL);
+	/* Only some buffers are pinned; say which, and what lifts the limit. */
+	CHECK(strstr(amdgpu_spm_strerror(-ENOMEM, AMDGPU_SPM_CALL_SETDESTBUFF),
+		     "anonymous, shmem and hugetlb buffers are pinned") != NULL);
+	CHECK(strstr(amdgpu_spm_strerror(-ENOMEM, AMDGPU_SPM_CALL_SETDESTBUFF),
+		     "CAP_IPC_LOCK") != NULL);
+	CHECK(strstr(amdgpu_spm_strerror(-ENOMEM, AMDGPU_SPM_CALL_SETDESTBUFF),
+		     "render node are not pinned") != NULL);
+	/* The kernel stopped SPM (ring registers changed): not an I/O error. */
+	CHECK(strstr(amdgpu_spm_strerror(-EIO, AMDGPU_SPM_CALL_SETDESTBUFF),
+		     "the kernel stopped SPM") != NULL);
+	CHECK(strstr(amdgpu_spm_strerror(EIO, AMDGPU_SPM_CALL_SETDESTBUFF),
+		     "Security section of Documentation/gpu/amdgpu/profiler.rst") != NULL);
 }
 
 int main(void)

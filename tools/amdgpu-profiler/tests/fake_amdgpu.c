@@ -32,6 +32,67 @@ static uint32_t cur_size;
 static uint32_t cur_seq;
 static uint64_t cur_start_ns;
 static unsigned int waiting_calls;
+static unsigned int acq_calls;	/* SET_DEST_BUF calls of this acquisition */
+static bool tampered;
+
+/*
+ * The kernel's pin cache (amdgpu_spm_buf.c): the last three buffers stay
+ * pinned and charged, per page, to the memlock limit; a new buffer is
+ * charged before the least recently used one that is not being filled is
+ * dropped.
+ */
+#define PIN_CACHE	3
+#define PAGE		4096u
+static struct pin {
+	uint64_t addr;
+	uint32_t size;
+	uint64_t lru;
+} pins[PIN_CACHE];
+static uint64_t pin_lru;
+
+static uint64_t pin_bytes(uint64_t addr, uint32_t size)
+{
+	uint64_t first = addr / PAGE, last = (addr + size - 1) / PAGE;
+
+	return (last - first + 1) * PAGE;
+}
+
+static void pins_drop(void)
+{
+	memset(pins, 0, sizeof(pins));
+	st.pinned = 0;
+}
+
+static int pin_get(uint64_t addr, uint32_t size)
+{
+	struct pin *victim = NULL;
+	uint64_t need = pin_bytes(addr, size);
+	unsigned int i;
+
+	for (i = 0; i < PIN_CACHE; i++) {
+		if (pins[i].size && pins[i].addr == addr && pins[i].size == size) {
+			pins[i].lru = ++pin_lru;
+			return 0;
+		}
+	}
+	if (cfg.memlock && st.pinned + need > cfg.memlock)
+		return -ENOMEM;
+	for (i = 0; i < PIN_CACHE; i++) {
+		struct pin *p = &pins[i];
+
+		if (p->size && p->addr == cur_addr)
+			continue;	/* being filled */
+		if (!victim || !p->size || (victim->size && p->lru < victim->lru))
+			victim = p;
+	}
+	if (victim->size)
+		st.pinned -= pin_bytes(victim->addr, victim->size);
+	victim->addr = addr;
+	victim->size = size;
+	victim->lru = ++pin_lru;
+	st.pinned += need;
+	return 0;
+}
 
 static uint64_t now_ns(void)
 {
@@ -53,6 +114,9 @@ void fake_amdgpu_reset(const struct fake_amdgpu_config *c)
 	cur_size = 0;
 	cur_seq = 0;
 	waiting_calls = 0;
+	acq_calls = 0;
+	tampered = false;
+	pins_drop();
 	pthread_mutex_unlock(&lock);
 }
 
@@ -109,6 +173,22 @@ int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *c)
 					 atoi(eq);
 			continue;
 		}
+		if (!strcmp(tok, "memlock")) {
+			char *end;
+			unsigned long long m = strtoull(eq, &end, 0);
+
+			if (*end == 'K' || *end == 'k') {
+				m <<= 10;
+				end++;
+			} else if (*end == 'M' || *end == 'm') {
+				m <<= 20;
+				end++;
+			}
+			if (*end)
+				ret = -EINVAL;
+			c->memlock = m;
+			continue;
+		}
 		v = strtoul(eq, NULL, 0);
 		if (!strcmp(tok, "xcc"))
 			c->num_xcc = (unsigned int)v;
@@ -126,6 +206,10 @@ int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *c)
 			c->eintr_call = (unsigned int)v;
 		else if (!strcmp(tok, "stop_call"))
 			c->stop_call = (unsigned int)v;
+		else if (!strcmp(tok, "tamper_call"))
+			c->tamper_call = (unsigned int)v;
+		else if (!strcmp(tok, "nospm"))
+			c->nospm = v != 0;
 		else
 			ret = -EINVAL;
 	}
@@ -222,10 +306,23 @@ static int set_dest_buf(int fd, struct drm_amdgpu_spm_args *a)
 		ret = -EBUSY;
 		goto out;
 	}
+	/* The worker found the ring registers changed: only RELEASE is left. */
+	if (cfg.tamper_call && ++acq_calls >= cfg.tamper_call)
+		tampered = true;
+	if (tampered) {
+		ret = -EIO;
+		goto out;
+	}
 	if (a->dest_buf &&
 	    ((a->buf_size / cfg.num_xcc) & ~31u) < 64) {
 		ret = -EINVAL;
 		goto out;
+	}
+	/* Pinned (and charged) before any wait. */
+	if (a->dest_buf) {
+		ret = pin_get(a->dest_buf, a->buf_size);
+		if (ret)
+			goto out;
 	}
 	/* Wait before changing anything, so a restart is idempotent. */
 	if (timeout && cur_addr) {
@@ -293,6 +390,12 @@ static int spm(int fd, struct drm_amdgpu_spm_args *a)
 	default:
 		return -EINVAL;
 	}
+	/* amdgpu_spm_ioctl(): no SPM backend, or an SR-IOV VF. */
+	if (cfg.nospm) {
+		if (a->op == AMDGPU_SPM_OP_ACQUIRE)
+			st.acquire++;
+		return -EOPNOTSUPP;
+	}
 
 	switch (a->op) {
 	case AMDGPU_SPM_OP_ACQUIRE:
@@ -304,6 +407,8 @@ static int spm(int fd, struct drm_amdgpu_spm_args *a)
 		st.owner = fd;
 		cur_addr = 0;
 		cur_seq = 0;
+		acq_calls = 0;
+		tampered = false;
 		return 0;
 	case AMDGPU_SPM_OP_RELEASE:
 		st.release++;
@@ -313,6 +418,7 @@ static int spm(int fd, struct drm_amdgpu_spm_args *a)
 			return -EBUSY;
 		st.owner = -1;
 		cur_addr = 0;
+		pins_drop();
 		return 0;
 	default:
 		return set_dest_buf(fd, a);
@@ -378,6 +484,7 @@ void fake_amdgpu_close(int fd)
 	if (st.owner == fd) {
 		st.owner = -1;
 		cur_addr = 0;
+		pins_drop();
 	}
 	pthread_mutex_unlock(&lock);
 }

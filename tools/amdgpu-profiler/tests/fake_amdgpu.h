@@ -26,6 +26,13 @@ struct fake_amdgpu_config {
 	uint32_t gap_seq;	/* this seq is skipped, as if the buffer were lost */
 	unsigned int eintr_call;/* the n-th waiting SET_DEST_BUF is interrupted once */
 	unsigned int stop_call;	/* from the n-th SET_DEST_BUF on, no more data */
+	unsigned int tamper_call;/* the n-th SET_DEST_BUF of an acquisition finds
+				  * the ring registers changed: -EIO from then on,
+				  * until RELEASE */
+	uint64_t memlock;	/* RLIMIT_MEMLOCK of a caller without
+				  * CAP_IPC_LOCK, bytes; 0: no limit */
+	bool nospm;		/* no SPM on the device (SR-IOV VF, no hooks):
+				  * every SPM operation fails with -EOPNOTSUPP */
 };
 
 /* One SET_DEST_BUF as the fake kernel saw it. */
@@ -45,11 +52,13 @@ struct fake_amdgpu_stats {
 	struct fake_amdgpu_call calls[FAKE_AMDGPU_MAX_CALLS];
 	int owner;		/* fd owning the SPM, -1 none */
 	uint32_t seq;		/* seq of the buffer installed last */
+	uint64_t pinned;	/* bytes charged to the memlock limit now */
 };
 
 void fake_amdgpu_reset(const struct fake_amdgpu_config *cfg);
 /* "version=1.1,xcc=2,first_xcc=0,bytes=4096,fill_ms=5,loss_seq=3,gap_seq=5,
- *  eintr_call=2,stop_call=10,acquire_err=EPERM"; returns 0 or -EINVAL. */
+ *  eintr_call=2,stop_call=10,acquire_err=EPERM,tamper_call=4,memlock=8M,
+ *  nospm=1"; returns 0 or -EINVAL. */
 int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *cfg);
 /* Returns 0 or -errno, as the kernel would. */
 int fake_amdgpu_ioctl(int fd, unsigned long req, void *arg);

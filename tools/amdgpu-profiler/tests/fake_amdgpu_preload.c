@@ -5,8 +5,10 @@
  * Tests only: LD_PRELOAD=tests/fake_amdgpu_preload.so makes the paths in
  * FAKE_AMDGPU_NODE (colon-separated, e.g. /dev/dri/renderD128) open as an
  * amdgpu render node served by the fake profiler kernel (fake_amdgpu.c),
- * configured by FAKE_AMDGPU (see fake_amdgpu_parse()). Every other open(),
- * ioctl() and close() goes to libc.
+ * configured by FAKE_AMDGPU (see fake_amdgpu_parse()). With
+ * FAKE_AMDGPU_PARAMS=DIR, /sys/module/amdgpu/parameters/NAME opens as
+ * DIR/NAME (ENOENT if it is not there), for the module parameters the
+ * tools read. Every other open(), ioctl() and close() goes to libc.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -61,6 +63,19 @@ static bool is_fake_path(const char *path)
 	return false;
 }
 
+#define PARAMS "/sys/module/amdgpu/parameters/"
+
+/* The module parameter file @path, from FAKE_AMDGPU_PARAMS; NULL if not one. */
+static const char *param_path(const char *path, char *buf, size_t size)
+{
+	const char *dir = getenv("FAKE_AMDGPU_PARAMS");
+
+	if (!dir || strncmp(path, PARAMS, strlen(PARAMS)))
+		return NULL;
+	snprintf(buf, size, "%s/%s", dir, path + strlen(PARAMS));
+	return buf;
+}
+
 static int open_fake(int flags)
 {
 	int fd = real_open("/dev/null", O_RDWR | (flags & O_CLOEXEC));
@@ -72,11 +87,14 @@ static int open_fake(int flags)
 
 EXPORT int open(const char *path, int flags, ...)
 {
+	char param[4096];
 	mode_t mode = 0;
 	va_list ap;
 
 	if (is_fake_path(path))
 		return open_fake(flags);
+	if (param_path(path, param, sizeof(param)))
+		path = param;
 	if (flags & (O_CREAT | O_TMPFILE)) {
 		va_start(ap, flags);
 		mode = va_arg(ap, mode_t);
@@ -90,11 +108,14 @@ EXPORT int open64(const char *path, int flags, ...)
 
 EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
+	char param[4096];
 	mode_t mode = 0;
 	va_list ap;
 
 	if (is_fake_path(path))
 		return open_fake(flags);
+	if (param_path(path, param, sizeof(param)))
+		path = param;
 	if (flags & (O_CREAT | O_TMPFILE)) {
 		va_start(ap, flags);
 		mode = va_arg(ap, mode_t);

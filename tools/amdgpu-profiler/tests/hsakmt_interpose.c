@@ -3,8 +3,9 @@
  * Copyright 2026 The amdgpu profiler series authors
  *
  * A program linked against the real libhsakmt (Debian's libhsakmt1) the
- * way ROCr is: its hsaKmtSPM* references are bound at run time to
- * hsaKmtSPM*@HSAKMT_1. It says which object defines hsaKmtSPMAcquire (so
+ * way Debian's ROCr (libhsa-runtime64-1) is: its hsaKmtSPM* references are
+ * bound at run time to hsaKmtSPM*@HSAKMT_1 (upstream ROCr links libhsakmt
+ * statically; see README.md). It says which object defines hsaKmtSPMAcquire (so
  * that LD_PRELOAD=libhsakmt_amdgpu_spm.so shows as interposing), opens
  * KFD ("no amdgpu device" when that fails), then does what aqlprofile
  * does: Acquire, a non-blocking SetDestBuffer, a loop over three rotating

@@ -49,6 +49,14 @@ static void put(const char *rel, const char *text)
 	}
 }
 
+static void unlink_rel(const char *rel)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	unlink(path);
+}
+
 static void mkdirs(const char *rel)
 {
 	char path[256], *p;
@@ -153,15 +161,17 @@ static int t_ioctl(int fd, unsigned long req, void *arg)
 }
 
 /* The fake libhsakmt: what it was called with; answers like Debian's
- * without an open KFD (INVALID_NODE_UNIT). */
+ * without an open KFD (INVALID_NODE_UNIT), or Acquire with @real_answer
+ * (a KFD that has SPM). */
 static unsigned int real_acquire, real_release, real_set_dest;
 static HSAuint32 real_node;
+static HSAKMT_STATUS real_answer;
 
 static HSAKMT_STATUS r_acquire(HSAuint32 node)
 {
 	real_acquire++;
 	real_node = node;
-	return HSAKMT_STATUS_INVALID_NODE_UNIT;
+	return real_answer;
 }
 
 static HSAKMT_STATUS r_release(HSAuint32 node)
@@ -216,14 +226,36 @@ static void setup(const char *cfg)
 	opens = closes = 0;
 	real_acquire = real_release = real_set_dest = 0;
 	real_node = 0xdead;
+	real_answer = HSAKMT_STATUS_INVALID_NODE_UNIT;
 	last_open[0] = '\0';
 	have_real = true;
+}
+
+/* The fake kernel answers per @cfg from now on; the provider keeps its state. */
+static void reconfigure(const char *cfg)
+{
+	struct fake_amdgpu_config c;
+
+	if (fake_amdgpu_parse(cfg, &c))
+		abort();
+	fake_amdgpu_reset(&c);
 }
 
 static bool said(const char *text)
 {
 	fflush(hsakmt_spm_sys.err);
 	return msgs && strstr(msgs, text);
+}
+
+static unsigned int said_times(const char *text)
+{
+	unsigned int n = 0;
+	const char *p;
+
+	fflush(hsakmt_spm_sys.err);
+	for (p = msgs; p && (p = strstr(p, text)); p += strlen(text))
+		n++;
+	return n;
 }
 
 static void *buffer(size_t size)
@@ -334,6 +366,65 @@ static void test_fallback(void)
 	unsetenv("HSAKMT_SPM_DEBUG");
 }
 
+/*
+ * No SPM behind the profiler ioctl on this device (an SR-IOV VF, or an IP
+ * without SPM hooks): the first ACQUIRE's EOPNOTSUPP sends the node to the
+ * real libhsakmt, which may reach a KFD that has SPM there. Quiet when KFD
+ * acquires; said when it refuses too. After any other answer EOPNOTSUPP
+ * means the device went away: no fallback then.
+ */
+static void test_no_spm_fallback(void)
+{
+	HSAuint32 t = 7, copied;
+	bool loss;
+
+	/* KFD (ROCm's DKMS driver, say) has SPM on this device. */
+	setup("version=1.1,xcc=2,nospm=1");
+	real_answer = HSAKMT_STATUS_SUCCESS;
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
+	CHECK(fake_amdgpu_stats()->acquire == 1);
+	CHECK(real_acquire == 1 && real_node == 1);
+	CHECK(!said("EOPNOTSUPP"));
+	/* Everything after it on that node is KFD's. */
+	CHECK(hsaKmtSPMSetDestBuffer(1, 4096, &t, &copied, NULL, &loss) ==
+	      HSAKMT_STATUS_INVALID_NODE_UNIT);
+	CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_INVALID_NODE_UNIT);
+	CHECK(real_set_dest == 1 && real_release == 1);
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
+	CHECK(real_acquire == 2);
+	CHECK(fake_amdgpu_stats()->acquire == 1);
+	CHECK(fake_amdgpu_stats()->set_dest_buf == 0);
+	/* Only that node: node 2 (renderD130) still asks the profiler. */
+	reconfigure("version=1.1,xcc=1");
+	CHECK(hsaKmtSPMAcquire(2) == HSAKMT_STATUS_SUCCESS);
+	CHECK(fake_amdgpu_stats()->acquire == 1 && real_acquire == 2);
+	CHECK(hsaKmtSPMRelease(2) == HSAKMT_STATUS_SUCCESS);
+
+	/* Neither has SPM: the user is told why. */
+	setup("version=1.1,xcc=2,nospm=1");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_INVALID_NODE_UNIT);
+	CHECK(real_acquire == 1);
+	CHECK(said("no SPM on this device through the profiler ioctl (EOPNOTSUPP"));
+	CHECK(said("libhsakmt (KFD) refused it too (status 5)"));
+
+	/* No libhsakmt to hand it to: the profiler's answer. */
+	setup("version=1.1,xcc=2,nospm=1");
+	have_real = false;
+	errno = 0;
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_NOT_SUPPORTED);
+	CHECK(errno == EOPNOTSUPP);
+
+	/* The device had SPM (EPERM came after the EOPNOTSUPP check), then went away. */
+	setup("version=1.1,xcc=2,acquire_err=EPERM");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_NOT_SUPPORTED);
+	reconfigure("version=1.1,xcc=2,nospm=1");
+	errno = 0;
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_NOT_SUPPORTED);
+	CHECK(errno == EOPNOTSUPP);
+	CHECK(real_acquire == 0);
+	CHECK(fake_amdgpu_stats()->acquire == 1);
+}
+
 /* errno to HSAKMT_STATUS, errno kept, and what ACQUIRE refusals say. */
 static void test_errors(void)
 {
@@ -345,9 +436,9 @@ static void test_errors(void)
 		{ "EPERM", EPERM, HSAKMT_STATUS_NOT_SUPPORTED },
 		{ "EACCES", EACCES, HSAKMT_STATUS_NOT_SUPPORTED },
 		{ "EBUSY", EBUSY, HSAKMT_STATUS_UNAVAILABLE },
-		{ "EOPNOTSUPP", EOPNOTSUPP, HSAKMT_STATUS_NOT_SUPPORTED },
 		{ "12", ENOMEM, HSAKMT_STATUS_NO_MEMORY },
-		{ "5", EIO, HSAKMT_STATUS_ERROR },
+		{ "5", EIO, HSAKMT_STATUS_UNAVAILABLE },
+		{ "71", EPROTO, HSAKMT_STATUS_ERROR },
 	};
 	char cfg[64];
 	unsigned int i;
@@ -363,14 +454,13 @@ static void test_errors(void)
 		errno = 0;
 		CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_INVALID_PARAMETER);
 		CHECK(errno == EINVAL);
-		if (cases[i].errnum == EPERM || cases[i].errnum == EACCES) {
-			CHECK(said("amdgpu.spm_paranoid"));
-			CHECK(said("amdgpu.spm_unsafe_vmid0=1"));
+		/* No parameter files here: still names the parameter. */
+		if (cases[i].errnum == EPERM) {
+			CHECK(said("SPM refused (EPERM): The refusal comes from amdgpu.spm_paranoid: while it is 1 (the default), ACQUIRE needs CAP_PERFMON or CAP_SYS_ADMIN"));
+			CHECK(said("On GC 9.4.x SPM also needs amdgpu.spm_unsafe_vmid0=1"));
 		}
-		if (cases[i].errnum == EPERM)
-			CHECK(said("(EPERM): profiling needs CAP_PERFMON"));
 		if (cases[i].errnum == EACCES)
-			CHECK(said("(EACCES): on this GPU (GC 9.4.x) the RLC writes SPM data through VMID 0"));
+			CHECK(said("SPM refused (EACCES): The refusal comes from amdgpu.spm_unsafe_vmid0, which must be 1 for SPM on GC 9.4.x"));
 	}
 
 	/* Somebody else's acquisition: EBUSY for every call. */
@@ -397,7 +487,11 @@ static void test_errors(void)
 		CHECK(hsaKmtSPMSetDestBuffer(1, 4096, &t, &copied, buf, &loss) ==
 		      HSAKMT_STATUS_UNAVAILABLE);
 		CHECK(copied == 0 && !loss);	/* outputs cleared on error */
+		/* aqlprofile's release after the failed acquire: EBUSY, not EINVAL. */
+		errno = 0;
 		CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_UNAVAILABLE);
+		CHECK(errno == EBUSY);
+		CHECK(fake_amdgpu_stats()->owner == other);
 		t_close(other);
 		munmap(buf, 4096);
 	}
@@ -430,6 +524,128 @@ static void test_errors(void)
 	}
 }
 
+/*
+ * The kernel found the ring registers changed and stopped SPM: every
+ * SET_DEST_BUF fails with EIO until RELEASE. The user hears of it once per
+ * acquisition, with the pointer to profiler.rst's Security section, and
+ * the caller gets UNAVAILABLE: a new acquisition works again.
+ */
+static void test_stopped(void)
+{
+	HSAuint32 t = 0, copied = 5;
+	bool loss = true;
+	void *a = buffer(1 << 16), *b = buffer(1 << 16);
+
+	setup("version=1.1,xcc=2,bytes=1024,fill_ms=1,tamper_call=3");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, a, &loss) ==
+	      HSAKMT_STATUS_SUCCESS);
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, b, &loss) ==
+	      HSAKMT_STATUS_SUCCESS);
+	CHECK(!said("EIO"));
+	errno = 0;
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, a, &loss) ==
+	      HSAKMT_STATUS_UNAVAILABLE);
+	CHECK(errno == EIO);
+	CHECK(copied == 0 && !loss);
+	CHECK(said("SET_DEST_BUF: EIO: the kernel stopped SPM on this partition because its SPM ring registers were changed behind its back"));
+	CHECK(said("only Release is left"));
+	CHECK(said("Security section of Documentation/gpu/amdgpu/profiler.rst"));
+	/* A stop with no buffer is refused too; said only once. */
+	CHECK(hsaKmtSPMSetDestBuffer(1, 0, &t, &copied, NULL, &loss) ==
+	      HSAKMT_STATUS_UNAVAILABLE);
+	CHECK(said_times("SET_DEST_BUF: EIO") == 1);
+	CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_SUCCESS);
+
+	/* A new acquisition starts over, and is told again. */
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, a, &loss) ==
+	      HSAKMT_STATUS_SUCCESS);
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, b, &loss) ==
+	      HSAKMT_STATUS_SUCCESS);
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, a, &loss) ==
+	      HSAKMT_STATUS_UNAVAILABLE);
+	CHECK(said_times("SET_DEST_BUF: EIO") == 2);
+	CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_SUCCESS);
+	munmap(a, 1 << 16);
+	munmap(b, 1 << 16);
+}
+
+/*
+ * ENOMEM: the pin of an anonymous buffer would pass RLIMIT_MEMLOCK (the
+ * fake charges the kernel's three cached pins). The message says which
+ * buffers are pinned and what to change, and does not claim that every
+ * buffer is.
+ */
+static void test_memlock(void)
+{
+	HSAuint32 t = 0, copied;
+	bool loss;
+	void *a = buffer(1 << 20), *b = buffer(1 << 20);
+
+	setup("version=1.1,xcc=2,fill_ms=1,memlock=1536K");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 20, &t, &copied, a, &loss) ==
+	      HSAKMT_STATUS_SUCCESS);
+	errno = 0;
+	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 20, &t, &copied, b, &loss) ==
+	      HSAKMT_STATUS_NO_MEMORY);
+	CHECK(errno == ENOMEM);
+	CHECK(said("SET_DEST_BUF: ENOMEM: out of memory, or the 1048576-byte buffer"));
+	CHECK(said("Anonymous, shmem and hugetlb buffers are pinned, and count against RLIMIT_MEMLOCK (raise 'ulimit -l') unless the process has CAP_IPC_LOCK"));
+	CHECK(said("Buffers mapped through the render node (VM_PFNMAP, such as ROCr's CPU pool allocations) are not pinned"));
+	CHECK(!said("destination buffers are pinned"));
+	/* Nothing was installed: the first buffer is still being filled. */
+	CHECK(hsaKmtSPMSetDestBuffer(1, 0, &t, &copied, NULL, &loss) ==
+	      HSAKMT_STATUS_SUCCESS);
+	CHECK(hsaKmtSPMRelease(1) == HSAKMT_STATUS_SUCCESS);
+	munmap(a, 1 << 20);
+	munmap(b, 1 << 20);
+}
+
+/*
+ * An ACQUIRE refused with EPERM or EACCES: the message says which module
+ * parameter refused, from what /sys/module/amdgpu/parameters/ reads now
+ * (mode 0644: any user can read it), and what to change.
+ */
+static void test_refusal_params(void)
+{
+	setup("version=1.1,acquire_err=EPERM");
+	mkdirs("sys/module/amdgpu/parameters");
+	put("sys/module/amdgpu/parameters/spm_paranoid", "1\n");
+	put("sys/module/amdgpu/parameters/spm_unsafe_vmid0", "N\n");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_NOT_SUPPORTED);
+	CHECK(said("SPM refused (EPERM): amdgpu.spm_paranoid is 1 ("));
+	CHECK(said("/sys/module/amdgpu/parameters/spm_paranoid): only a process with CAP_PERFMON or CAP_SYS_ADMIN may acquire SPM"));
+	CHECK(said("'echo 0 > "));
+	/* The kernel checks the privilege first: the next refusal is named too. */
+	CHECK(said("Next, amdgpu.spm_unsafe_vmid0 is N ("));
+	CHECK(said("ACQUIRE will then fail with EACCES until an administrator sets amdgpu.spm_unsafe_vmid0=1"));
+
+	setup("version=1.1,acquire_err=EACCES");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_NOT_SUPPORTED);
+	CHECK(said("SPM refused (EACCES): amdgpu.spm_unsafe_vmid0 is N ("));
+	CHECK(said("/sys/module/amdgpu/parameters/spm_unsafe_vmid0): on GC 9.4.x (MI100, MI200, MI300) the RLC writes SPM data through VMID 0"));
+	CHECK(said("amdgpu.spm_unsafe_vmid0=1 ('echo 1 > "));
+	CHECK(said("Security section of Documentation/gpu/amdgpu/profiler.rst"));
+	CHECK(!said("spm_paranoid"));
+
+	/* Both allowed now: changed since the refusal. */
+	put("sys/module/amdgpu/parameters/spm_paranoid", "0\n");
+	put("sys/module/amdgpu/parameters/spm_unsafe_vmid0", "Y\n");
+	setup("version=1.1,acquire_err=EPERM");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_NOT_SUPPORTED);
+	CHECK(said("amdgpu.spm_paranoid is 0 now ("));
+	CHECK(said("it was lowered after the refusal; try again"));
+	CHECK(said("amdgpu.spm_unsafe_vmid0 is Y: SPM through VMID 0 is allowed"));
+	setup("version=1.1,acquire_err=EACCES");
+	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_NOT_SUPPORTED);
+	CHECK(said("amdgpu.spm_unsafe_vmid0 is Y now ("));
+
+	unlink_rel("sys/module/amdgpu/parameters/spm_paranoid");
+	unlink_rel("sys/module/amdgpu/parameters/spm_unsafe_vmid0");
+}
+
 /* NULL destination: stop, with whatever size the caller passed. */
 static void test_null_stop(void)
 {
@@ -444,7 +660,10 @@ static void test_null_stop(void)
 	      HSAKMT_STATUS_SUCCESS);
 	CHECK(copied == 0);	/* nothing was installed before */
 	usleep(3000);
-	/* The legacy aqlprofile stop: SetDestBuffer(node, size, ..., NULL). */
+	/*
+	 * A stop with no buffer and a size, which the single-XCC KFD and the
+	 * posted libdrm API take (aqlprofile drains until 0 bytes instead).
+	 */
 	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, NULL, &loss) ==
 	      HSAKMT_STATUS_SUCCESS);
 	st = fake_amdgpu_stats();
@@ -669,7 +888,11 @@ int main(void)
 
 	test_node_mapping();
 	test_fallback();
+	test_no_spm_fallback();
 	test_errors();
+	test_refusal_params();
+	test_stopped();
+	test_memlock();
 	test_null_stop();
 	test_timeout();
 	test_aqlprofile_loop();
