@@ -10,7 +10,7 @@ answer the question they are for:
   amdgpu_rdma_*, amdgpu_peer_*, amdgpu_profiler_*, amdkfd_rdma_*, and the
   profiler's ioctl table entry) that a patch of series/ adds to an upstream
   file is removed by some mutant in scripts/mutants/, as many times as it
-  is added;
+  is added, or is listed with its reason in scripts/mutants/not-covered;
 - every "Suites:" glob of a mutant names at least one KUnit case of the
   series (suite, or suite.case);
 - with a tree given (the applied series), every mutant applies to it.
@@ -106,8 +106,23 @@ def main():
                 bad_suites.append(f'{os.path.basename(m)}: {g} names no case')
 
     calls = wiring_calls(top)
+    exempt = {}
+    nc = os.path.join(top, 'scripts/mutants/not-covered')
+    if os.path.exists(nc):
+        for line in open(nc):
+            if line.startswith('#') or not line.strip():
+                continue
+            path, call, why = [x.strip() for x in line.split('|', 2)]
+            exempt[(path, call)] = why
+    for k, why in sorted(exempt.items()):
+        if k in calls:
+            print(f'mutants: not covered on purpose: "{k[1]}" ({k[0]}): {why}')
+        else:
+            print(f'mutants: scripts/mutants/not-covered names "{k[1]}" ({k[0]}), '
+                  'which the series does not add')
+            fail = True
     missing = [(k, v) for k, v in sorted(calls.items())
-               if removed.get(k, 0) < len(v)]
+               if k not in exempt and removed.get(k, 0) < len(v)]
     for (path, line), dirs in missing:
         print(f'mutants: no mutant removes "{line}" ({path}, series/{dirs[0]})')
     if missing:
