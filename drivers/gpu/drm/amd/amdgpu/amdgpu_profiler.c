@@ -16,8 +16,9 @@
 #include "amdgpu_spm.h"
 
 /*
- * The layouts are frozen uAPI: a change here breaks every profiler built
- * against the posted header.
+ * The layouts are frozen uAPI, those of the posted "[PATCH 01/12]
+ * drm/amdgpu: add profiler UAPI definitions": a change here breaks every
+ * profiler built against that header.
  */
 static_assert(sizeof(struct drm_amdgpu_spm_args) == 64);
 static_assert(sizeof(struct drm_amdgpu_spm_buffer_header) == 32);
