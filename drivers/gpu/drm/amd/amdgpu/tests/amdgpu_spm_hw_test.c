@@ -569,7 +569,8 @@ static void spm_hw_queue_reset_keeps_streaming(struct kunit *test)
 	atomic_inc(&e->adev->gpu_reset_counter);
 	msleep(50);
 	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_LT(test, spm_model_find_write(e->m, i, SPM_R_CP_PERFMON_CNTL, nlog), 0);
+		KUNIT_EXPECT_LT(test,
+				spm_model_find_write(e->m, i, SPM_R_CP_PERFMON_CNTL, nlog), 0);
 		KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, i, SAMPLE), SAMPLE);
 	}
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
@@ -632,7 +633,8 @@ static void spm_hw_release_after_reset(struct kunit *test)
 	kthread_stop(t);
 	KUNIT_EXPECT_EQ(test, rl.ret, 0);
 	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_GE(test, spm_model_find_write(e->m, i, SPM_R_CP_PERFMON_CNTL, nlog), 0);
+		KUNIT_EXPECT_GE(test,
+				spm_model_find_write(e->m, i, SPM_R_CP_PERFMON_CNTL, nlog), 0);
 		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
 				    AMDGPU_SPM_VMID_NONE, "xcc %u", i);
 		KUNIT_EXPECT_EQ(test, ring_base(e, i), 0);
