@@ -7,6 +7,8 @@
 # against it through its pkg-config file, and check that the tools report
 # a missing device.
 . "$(dirname "$0")/common.sh"
+# A missing libdrm-dev or libhsakmt-dev is named in a FAIL line of its own
+require userspace "${PKGS_USERSPACE[@]}" || exit 1
 have_amdgpu() {
 	local n
 	for n in /sys/class/drm/renderD*/device/driver; do
