@@ -117,13 +117,12 @@ static void rdma_fake_release(void *data)
 	struct amdgpu_peer_mgr *mgr = amdgpu_rdma_test_mgr();
 	unsigned int i;
 
-	if (!f->vm_done) {
-		/* What amdgpu_vm_fini() would have done for us. */
+	/*
+	 * What amdgpu_vm_fini() would have done for the registrations; the
+	 * rest of the VM is undone by amdgpu_kunit_helper_init_vm()'s action.
+	 */
+	if (!f->vm_done)
 		amdgpu_rdma_vm_fini(f->vm);
-		amdgpu_vm_put_task_info(f->vm->task_info);
-		dma_fence_put(f->vm->last_unlocked);
-		dma_fence_put(f->vm->last_tlb_flush);
-	}
 	/* Ends what the test left: persistent pins, tombstones' pins. */
 	amdgpu_rdma_device_fini(f->adev);
 	amdkfd_rdma_synchronize();
@@ -144,8 +143,6 @@ static void rdma_fake_release(void *data)
 		dma_resv_fini(f->bos[i]->bo.tbo.base.resv);
 		kfree(f->bos[i]);
 	}
-	dma_resv_fini(f->root->tbo.base.resv);
-	kfree(f->root);
 }
 
 /**
@@ -162,7 +159,6 @@ static void rdma_fake_release(void *data)
 struct rdma_fake *rdma_fake_init(struct kunit *test)
 {
 	struct amdgpu_peer_mgr *mgr;
-	struct amdgpu_task_info *ti;
 	struct rdma_fake *f;
 	struct amdgpu_vm *vm;
 	int r;
@@ -189,36 +185,9 @@ struct rdma_fake *rdma_fake_init(struct kunit *test)
 	f->file = amdgpu_kunit_helper_alloc_file(test, f->adev, 0);
 	vm = &((struct amdgpu_fpriv *)f->file->driver_priv)->vm;
 	f->vm = vm;
-	vm->va = RB_ROOT_CACHED;
-	INIT_LIST_HEAD(&vm->evicted);
-	INIT_LIST_HEAD(&vm->evicted_user);
-	INIT_LIST_HEAD(&vm->relocated);
-	INIT_LIST_HEAD(&vm->moved);
-	INIT_LIST_HEAD(&vm->idle);
-	INIT_LIST_HEAD(&vm->invalidated);
-	INIT_LIST_HEAD(&vm->freed);
-	INIT_LIST_HEAD(&vm->done);
-	spin_lock_init(&vm->status_lock);
-	mutex_init(&vm->eviction_lock);
-	ttm_lru_bulk_move_init(&vm->lru_bulk_move);
-	/* Not ready: the paths skip their page table updates. */
-	vm->evicting = true;
-	vm->last_unlocked = dma_fence_get_stub();
-	vm->last_tlb_flush = dma_fence_get_stub();
-	ti = kzalloc(sizeof(*ti), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ti);
-	kref_init(&ti->refcount);
-	vm->task_info = ti;
-
-	/* The root PD: a PTB level, two references (the VM's, ours). */
-	f->root = kzalloc(sizeof(*f->root), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, f->root);
-	rdma_fake_bo_init(f, f->root, AMDGPU_GPU_PAGE_SIZE);
-	drm_gem_object_get(&f->root->tbo.base);
-	vm->root.bo = f->root;
-	vm->root.vm = vm;
-	INIT_LIST_HEAD(&vm->root.vm_status);
-	f->root->vm_bo = &vm->root;
+	/* Freed after rdma_fake_release(), whose action comes later */
+	amdgpu_kunit_helper_init_vm(test, f->adev, vm);
+	f->root = vm->root.bo;
 
 	/* The process: one device, whose VM is the one above. */
 	f->kfd = kunit_kzalloc(test, sizeof(*f->kfd), GFP_KERNEL);
