@@ -789,20 +789,15 @@ static void spm_use_mm(struct mm_struct **held, struct amdgpu_spm_pin *p)
 	}
 }
 
-static void spm_work(struct work_struct *work)
+/*
+ * Drain every ring into the current buffer. Returns the most bytes the RLC
+ * wrote into one ring since the last drain, for the pacing.
+ */
+static u64 spm_drain_locked(struct amdgpu_spm_session *s, u64 now)
 {
-	struct amdgpu_spm_session *s =
-		container_of(work, struct amdgpu_spm_session, work);
-	u64 now, most = 0, period;
-	struct mm_struct *mm = NULL;
 	unsigned int i;
-	bool reached;
+	u64 most = 0;
 
-	mutex_lock(&s->drain_lock);
-	s->stats.wakeups++;
-
-	spm_use_mm(&mm, s->cur);
-	now = ktime_get_ns();
 	for (i = 0; i < s->num_xcc; i++) {
 		struct amdgpu_spm_xcc *x = &s->xcc[i];
 		u64 before = x->cur.consumed, laps = x->cur.laps;
@@ -816,7 +811,25 @@ static void spm_work(struct work_struct *work)
 		if (s->cur && x->sh.copied == x->sh.cap)
 			s->full = true;
 	}
+	return most;
+}
 
+static void spm_work(struct work_struct *work)
+{
+	struct amdgpu_spm_session *s =
+		container_of(work, struct amdgpu_spm_session, work);
+	struct mm_struct *mm = NULL;
+	u64 now, most, period;
+	bool reached, swapped;
+
+	mutex_lock(&s->drain_lock);
+	s->stats.wakeups++;
+
+	spm_use_mm(&mm, s->cur);
+	now = ktime_get_ns();
+	most = spm_drain_locked(s, now);
+
+	swapped = s->swap;
 	if (s->swap) {
 		spm_retire_locked(s);
 		/* The new buffer's headers are written under its own mm */
@@ -829,6 +842,16 @@ static void spm_work(struct work_struct *work)
 		s->swap = false;
 	}
 
+	/*
+	 * What a full share left in a ring that keeps running goes to the new
+	 * buffer now, not a period later (the pacing counts what the RLC
+	 * writes, not what waits in the ring), and before the step below
+	 * tells the RLC the new read pointer. A ring that is about to be
+	 * started again is not drained: starting it resets it.
+	 */
+	if (swapped && s->cur && s->hw == AMDGPU_SPM_HW_RUNNING &&
+	    s->want == AMDGPU_SPM_HW_RUNNING)
+		spm_drain_locked(s, now);
 	reached = spm_hw_step_locked(s);
 	spm_headers_locked(s);
 	spm_use_mm(&mm, NULL);

@@ -44,6 +44,44 @@
  *   amd-gfx). The bytes at the start of the ring that the spill stands for
  *   are stale: the drain reads the spill instead and never reads them.
  *
+ * The drain copies no more than the share has room for, in whole lines
+ * (a share's capacity is a multiple of 32 bytes). What does not fit stays
+ * in the ring: the read pointer, and the sentinel with it, stop after the
+ * last line copied, and the next drain, normally into the next buffer,
+ * goes on exactly there. With no buffer installed nothing is copied and
+ * everything stays. Either way the share's loss flag is set, as ROCm's
+ * kfd_spm.c sets has_data_loss as a hint for a full buffer: in a ring mode
+ * that stalls, the RLC stops sampling while the ring is full, which the
+ * drain cannot see. If the RLC laps what was left in the ring, the
+ * sentinel catches it as any lap, and the loss goes to the share that is
+ * current then. The drain drops data without copying it only while it does
+ * not trust the ring: after a lap, until the RLC has gone round it once
+ * more (&amdgpu_spm_cursor.blind_until).
+ *
+ * A drain may stop anywhere in a wrap: in [r, size), in the spill, or in
+ * [k, w) (r the read pointer, k the spill's length, w the write pointer).
+ * What keeps that safe:
+ *
+ * - The guard is re-armed only once the whole spill is consumed. Until
+ *   then its lines are data still to copy, and they tell the next drain
+ *   where the spill ends.
+ * - A read pointer at the end of the data or inside the spill is kept as
+ *   size + the bytes of the spill consumed. Its sentinel is the last line
+ *   of the ring, the last ring line consumed. The RLC writes that line
+ *   before the first byte of its next spill, so before it can write over
+ *   anything of the wrap not yet consumed: the rest of the spill, or the
+ *   ring from k on. A sentinel in the spill would not do: a next spill
+ *   shorter than what was consumed of this one would miss it, and the RLC
+ *   would go on over [k, w) in the ring.
+ * - The guard is re-armed before the sentinel of the read pointer the
+ *   drain started from is checked, and that sentinel is at or before the
+ *   last line of the ring: if it is still there, the RLC had not begun
+ *   another spill when the guard was filled.
+ * - A read pointer in [k, w) is like any other in the ring: the sentinel
+ *   is in the line before it, and a next spill that reaches past it (so
+ *   that the RLC skips that line) is what the spill check of the next
+ *   drain looks for.
+ *
  * Everything here is arithmetic over memory: the caller provides locking,
  * the time, and the destination (pinned pages, or a write function for
  * memory that cannot be pinned).
@@ -76,28 +114,46 @@ static u8 *spm_data(struct amdgpu_spm_cursor *c)
 	return c->ring + AMDGPU_SPM_RING_HDR_SIZE;
 }
 
-/* The line before @pos, going backwards around the ring */
-static u32 spm_prev_line(struct amdgpu_spm_cursor *c, u32 pos)
+/*
+ * The line that holds the sentinel of read pointer @pos: the last ring line
+ * consumed before it. Inside a wrap, once [r, size) is consumed (@pos at or
+ * past the end of the data, in the spill), that is the last line of the
+ * ring: the spill lies outside the ring, and the RLC writes the last line
+ * of the ring before any byte of its next spill.
+ */
+static u32 spm_sentinel_line(struct amdgpu_spm_cursor *c, u32 pos)
 {
-	return pos ? pos - LINE : c->size - LINE;
+	return pos && pos < c->size ? pos - LINE : c->size - LINE;
 }
 
 static void spm_arm(struct amdgpu_spm_cursor *c)
 {
-	memcpy(spm_data(c) + spm_prev_line(c, c->rptr), c->token, LINE);
+	memcpy(spm_data(c) + spm_sentinel_line(c, c->rptr), c->token, LINE);
 	c->armed = true;
 }
 
-/* Whether the sentinel left before @pos was written over */
+/* Whether the sentinel of read pointer @pos was written over */
 static bool spm_gone_before(struct amdgpu_spm_cursor *c, u32 pos)
 {
 	return c->armed &&
-	       memcmp(spm_data(c) + spm_prev_line(c, pos), c->token, LINE);
+	       memcmp(spm_data(c) + spm_sentinel_line(c, pos), c->token, LINE);
 }
 
 static bool spm_sentinel_gone(struct amdgpu_spm_cursor *c)
 {
 	return spm_gone_before(c, c->rptr);
+}
+
+/*
+ * Bytes from read pointer @from to write pointer @to. A read pointer in the
+ * spill (at or past the end of the data) stands for the same offset at the
+ * start of the ring, where the RLC went on after the spill.
+ */
+static u32 spm_ahead(struct amdgpu_spm_cursor *c, u32 from, u32 to)
+{
+	if (from >= c->size)
+		from -= c->size;
+	return to >= from ? to - from : c->size - from + to;
 }
 
 static void spm_guard_fill(struct amdgpu_spm_cursor *c, u32 len)
@@ -176,6 +232,7 @@ void amdgpu_spm_cursor_restart(struct amdgpu_spm_cursor *c)
 {
 	memset(c->ring, 0, AMDGPU_SPM_RING_HDR_SIZE);
 	c->rptr = 0;
+	c->wptr = 0;
 	c->tainted = false;
 	c->blind_until = 0;
 	spm_guard_fill(c, c->guard);
@@ -212,34 +269,54 @@ int amdgpu_spm_dst_write(struct amdgpu_spm_dst *dst, u32 off, const void *src,
 	return 0;
 }
 
-/* Hand @len ring bytes at @src to the share, or drop them */
-static void spm_take(struct amdgpu_spm_cursor *c, struct amdgpu_spm_share *sh,
-		     struct amdgpu_spm_dst *dst, const u8 *src, u32 len,
-		     u64 now_ns)
-{
-	u32 n = 0;
+/* One drain of one ring: where its bytes go */
+struct spm_pass {
+	struct amdgpu_spm_cursor *c;
+	struct amdgpu_spm_share *sh;
+	struct amdgpu_spm_dst *dst;
+	/* Bytes the share can still take */
+	u32 room;
+	/* The data cannot be trusted: consume it without copying */
+	bool discard;
+	u64 now_ns;
+};
 
-	if (!len)
-		return;
-	c->consumed += len;
-	if (dst)
-		n = min(len, sh->cap - sh->copied);
-	if (n) {
-		if (amdgpu_spm_dst_write(dst, sh->off +
-					 sizeof(struct drm_amdgpu_spm_buffer_header) +
-					 sh->copied, src, n)) {
+/*
+ * Hand up to @len ring bytes at @src to the share, as far as it has room,
+ * or drop them when discarding. Returns the bytes taken from the ring. A
+ * failed write takes nothing and ends the copying of this drain: what it
+ * did not take stays in the ring.
+ */
+static u32 spm_take(struct spm_pass *p, const u8 *src, u32 len)
+{
+	struct amdgpu_spm_share *sh = p->sh;
+	u32 n;
+
+	if (p->discard) {
+		if (len) {
+			/* Dropped: the samples are gone */
 			sh->loss = true;
-		} else {
-			sh->copied += n;
-			sh->last_ns = now_ns;
+			sh->dirty = true;
 		}
-		sh->dirty = true;
+		p->c->consumed += len;
+		return len;
 	}
-	if (n < len) {
-		/* No buffer, or the share is full: the samples are gone */
+	n = min(len, p->room);
+	if (!n)
+		return 0;
+	sh->dirty = true;
+	if (amdgpu_spm_dst_write(p->dst, sh->off +
+				 sizeof(struct drm_amdgpu_spm_buffer_header) +
+				 sh->copied, src, n)) {
 		sh->loss = true;
-		sh->dirty = true;
+		p->room = 0;
+		return 0;
 	}
+	sh->copied += n;
+	sh->last_ns = p->now_ns;
+	p->room -= n;
+	p->c->consumed += n;
+	return n;
 }
 
 /*
@@ -270,8 +347,9 @@ static void spm_resync(struct amdgpu_spm_cursor *c, struct amdgpu_spm_share *sh,
 	sh->loss = true;
 	sh->dirty = true;
 	c->tainted = c->guard != 0;
-	c->consumed += w >= c->rptr ? w - c->rptr : c->size - c->rptr + w;
+	c->consumed += spm_ahead(c, c->rptr, w);
 	c->rptr = w;
+	c->wptr = w;
 	/*
 	 * Start over at the write pointer, with the sentinel behind it. The
 	 * RLC must not come round to that line before the sentinel is in
@@ -292,9 +370,9 @@ static void spm_resync(struct amdgpu_spm_cursor *c, struct amdgpu_spm_share *sh,
 /*
  * A wrap whose spill cannot be trusted: drop its data, and re-arm the whole
  * guard. The RLC cannot start its next spill without passing the sentinel
- * before the read pointer, so if the sentinel is still there after the
- * guard was re-armed, the guard holds no spill of the RLC's and can be
- * trusted again.
+ * of the read pointer (which, in a wrap, sits at or before the last line of
+ * the ring), so if the sentinel is still there after the guard was
+ * re-armed, the guard holds no spill of the RLC's and can be trusted again.
  */
 static void spm_drop_wrap(struct amdgpu_spm_cursor *c,
 			  struct amdgpu_spm_share *sh, u32 w)
@@ -311,30 +389,37 @@ static void spm_drop_wrap(struct amdgpu_spm_cursor *c,
 }
 
 /**
- * amdgpu_spm_drain_ring - consume what the RLC wrote since the last drain
+ * amdgpu_spm_drain_ring - copy what the RLC wrote since the last drain
  * @c: the ring's cursor
- * @sh: the share the data goes to; its loss flag is set for lost data
+ * @sh: the share the data goes to; its loss flag is set for lost data, and
+ *	for data left in the ring because the share had no room
  * @dst: the destination buffer of @sh, or NULL when there is none (the
- *	data is then consumed and counted as lost)
+ *	data then stays in the ring, as for a full share)
  * @now_ns: the current CLOCK_MONOTONIC time, recorded in @sh
  *
  * Reads the write pointer, checks that the RLC did not lap the read
- * pointer, copies the new data (the spill included) in stream order, and
- * re-arms the sentinel and the guard. A write pointer the RLC cannot have
- * written (past the data or not line-aligned) counts as loss and is not
- * followed. Data is never read past the write pointer, nor from the
- * stale lines a spill stands for.
+ * pointer, copies the new data (the spill included) in stream order as far
+ * as the share has room, and moves the read pointer, the sentinel and the
+ * guard past what it copied. What does not fit stays in the ring for the
+ * next share, and sets the loss flag of this one. Only data that cannot be
+ * trusted (after a lap, see &amdgpu_spm_cursor.blind_until) is consumed
+ * without being copied. A write pointer the RLC cannot have written (past
+ * the data or not line-aligned) counts as loss and is not followed. Data
+ * is never read past the write pointer, nor from the stale lines a spill
+ * stands for.
  *
  * Return: the bytes the RLC wrote since the last drain, as far as known:
- * those consumed (copied or dropped), the ring's size when it lapped (it
- * wrote at least that much), 0 for a write pointer it cannot have written.
+ * how far the write pointer moved, copied or not; the ring's size when it
+ * lapped (it wrote at least that much); 0 for a write pointer it cannot
+ * have written.
  */
 u32 amdgpu_spm_drain_ring(struct amdgpu_spm_cursor *c,
 			  struct amdgpu_spm_share *sh,
 			  struct amdgpu_spm_dst *dst, u64 now_ns)
 {
+	struct spm_pass p = { .c = c, .sh = sh, .dst = dst, .now_ns = now_ns };
 	u8 *data = spm_data(c);
-	u32 r = c->rptr, w, k = 0, copied;
+	u32 r = c->rptr, w, k = 0, j = 0, pos, copied, written;
 	u64 before = c->consumed;
 	unsigned long flags;
 	bool lapped;
@@ -352,12 +437,14 @@ u32 amdgpu_spm_drain_ring(struct amdgpu_spm_cursor *c,
 		spm_resync(c, sh, w);
 		return c->size;
 	}
+	written = spm_ahead(c, c->wptr, w);
+	c->wptr = w;
 	if (w == r)
-		return 0;
+		return written;
 
 	copied = sh->copied;
-	if (c->blind_until)
-		dst = NULL;
+	p.discard = c->blind_until != 0;
+	p.room = dst ? sh->cap - sh->copied : 0;
 	if (w > r) {
 		/*
 		 * Not wrapped. A spill reaching the read pointer means the
@@ -368,36 +455,63 @@ u32 amdgpu_spm_drain_ring(struct amdgpu_spm_cursor *c,
 			spm_resync(c, sh, w);
 			return c->size;
 		}
-		spm_take(c, sh, dst, data + r, w - r, now_ns);
+		pos = r + spm_take(&p, data + r, w - r);
 	} else {
-		/* Wrapped once: [r, size), the spill, then [k, w) */
-		if (c->guard) {
-			k = spm_spill(c);
-			if (k > w || k == c->guard || c->tainted) {
-				spm_drop_wrap(c, sh, w);
-				return c->size;
-			}
-		}
-		spm_take(c, sh, dst, data + r, c->size - r, now_ns);
-		spm_take(c, sh, dst, data + c->size, k, now_ns);
-		spm_take(c, sh, dst, data + k, w - k, now_ns);
 		/*
-		 * Re-arm the guard before the check below: the RLC cannot
-		 * start its next spill without passing the sentinel first.
+		 * Wrapped once: [r, size), the spill [j, k), then [k, w). A
+		 * read pointer at size + j is in the spill, the bytes before
+		 * j of it consumed (the wrap was entered by an earlier drain).
+		 */
+		if (c->guard)
+			k = spm_spill(c);
+		if ((c->guard && (k > w || k == c->guard || c->tainted)) ||
+		    (r > c->size && r - c->size >= k)) {
+			spm_drop_wrap(c, sh, w);
+			return c->size;
+		}
+		if (r < c->size) {
+			pos = r + spm_take(&p, data + r, c->size - r);
+			if (pos < c->size)
+				goto stop;
+		} else {
+			j = r - c->size;
+		}
+		pos = c->size + j + spm_take(&p, data + c->size + j, k - j);
+		if (pos < c->size + k)
+			goto stop;
+		/*
+		 * The spill is consumed: re-arm its lines before the check
+		 * below. The RLC cannot start its next spill without passing
+		 * the sentinel of @r first: it sits at or before the last line
+		 * of the ring. A drain that stops before the end of the spill
+		 * leaves the guard as it is: its lines are still to be copied,
+		 * and they tell the next drain where the spill ends.
 		 */
 		spm_guard_fill(c, k);
+		pos = k + spm_take(&p, data + k, w - k);
+	}
+stop:
+	if (pos == r) {
+		/* Nothing taken: no room, no buffer, or its write failed */
+		sh->loss = true;
+		sh->dirty = true;
+		return written;
 	}
 	/*
-	 * Leave the next sentinel behind the new read pointer, then check the
+	 * Leave the next sentinel in the last line consumed, then check the
 	 * old one. The RLC does not stop for the drain: if it came round to
 	 * the old read pointer while the lines were copied (or before the new
 	 * sentinel was in place), some of them may be from the next lap. Take
 	 * back what this drain copied and count it as lost. The stores to the
 	 * guard and of the new sentinel come before the old one is read back.
+	 * A read pointer that stays in the same wrap past the end of the data
+	 * keeps its sentinel in the last line of the ring: storing it again
+	 * could cover up a lap.
 	 */
 	spm_hold(flags);
-	c->rptr = w;
-	spm_arm(c);
+	c->rptr = pos;
+	if (spm_sentinel_line(c, pos) != spm_sentinel_line(c, r))
+		spm_arm(c);
 	/* The guard and the new sentinel are stored before the old is read */
 	mb();
 	lapped = spm_gone_before(c, r) || (w > r && spm_spill_reaches(c, r));
@@ -406,14 +520,19 @@ u32 amdgpu_spm_drain_ring(struct amdgpu_spm_cursor *c,
 		sh->copied = copied;
 		c->consumed = before;
 		c->rptr = r;
-		/* The sentinel just left before @w may sit on fresh data */
+		/* The sentinel just left for @pos may sit on fresh data */
 		spm_go_blind(c);
 		spm_resync(c, sh, spm_wptr(c, w));
 		return c->size;
 	}
+	if (pos != w) {
+		/* No more room (or a write failed): the rest stays in the ring */
+		sh->loss = true;
+		sh->dirty = true;
+	}
 	if (c->blind_until && c->consumed >= c->blind_until)
 		c->blind_until = 0;
-	return c->consumed - before;
+	return written;
 }
 
 /**

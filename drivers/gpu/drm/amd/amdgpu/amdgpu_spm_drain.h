@@ -99,16 +99,23 @@ struct amdgpu_spm_share {
  * @size: data bytes; a multiple of %AMDGPU_SPM_LINE_SIZE.
  * @guard: spill bytes after the data (parts before GC 11.0.1), or 0 when
  *	the RLC wraps exactly at the end of the data.
- * @rptr: offset of the next byte to consume.
- * @armed: a sentinel sits in the line before @rptr.
+ * @rptr: where the next byte to consume is: an offset in the data, or,
+ *	while the RLC has wrapped and the drain stopped at or inside the
+ *	spill, @size plus the offset in the spill. @rptr % @size is the offset
+ *	in the ring that position stands for, the RLC's read pointer.
+ * @wptr: the write pointer the last drain read.
+ * @armed: a sentinel sits in the last ring line consumed before @rptr.
  * @tainted: data was lost and the guard was not re-armed: the next wrap is
  *	not trusted either.
  * @blind_until: while @consumed is below this, nothing is delivered: a
  *	sentinel may have landed on a line the RLC had just written (it lapped
  *	while the sentinel was placed), so the ring is not trusted until the
- *	RLC has gone round it once more. 0 when not blind.
+ *	RLC has gone round it once more. What the RLC writes meanwhile is
+ *	consumed and dropped, whether or not the share has room. 0 when not
+ *	blind.
  * @token: the sentinel.
- * @consumed: bytes taken from the ring, copied or dropped.
+ * @consumed: bytes taken from the ring, copied or dropped; data that did
+ *	not fit the share stays in the ring and is not counted until taken.
  * @laps: times the RLC overwrote data the drain had not consumed.
  */
 struct amdgpu_spm_cursor {
@@ -116,6 +123,7 @@ struct amdgpu_spm_cursor {
 	u32 size;
 	u32 guard;
 	u32 rptr;
+	u32 wptr;
 	bool armed;
 	bool tainted;
 	u64 blind_until;

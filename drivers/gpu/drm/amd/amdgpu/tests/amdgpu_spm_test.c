@@ -30,6 +30,7 @@
 
 #include "amdgpu.h"
 #include "amdgpu_profiler.h"
+#include "amdgpu_reset.h"
 #include "amdgpu_spm.h"
 #include "tests/amdgpu_kunit_helpers.h"
 #include "tests/amdgpu_spm_model.h"
@@ -742,7 +743,7 @@ static void spm_timeout_returns_time_left(struct kunit *test)
 	KUNIT_EXPECT_GT(test, out.timeout, 0);
 	KUNIT_EXPECT_LE(test, out.timeout, 5000);
 	KUNIT_EXPECT_EQ(test, out.bytes_copied, 224);
-	/* The rest of the third sample did not fit */
+	/* The rest of the third sample did not fit: it stays in the ring */
 	KUNIT_EXPECT_NE(test, out.has_data_loss, 0);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
@@ -869,7 +870,9 @@ static void spm_ring_wrap_in_order(struct kunit *test)
 /*
  * Samples that reach the ring while no buffer is installed (here: the
  * profiler's command stream starts counting after SET_DEST_BUF stopped the
- * hardware) are lost, and the next buffer of that XCC says so.
+ * hardware) are not copied, and not consumed either: they stay in the
+ * ring. The next buffer starts the hardware again at the start of the
+ * ring, so they are lost, and that buffer's share of the XCC says so.
  */
 static void spm_no_buffer_loss_goes_to_next(struct kunit *test)
 {
@@ -877,31 +880,85 @@ static void spm_no_buffer_loss_goes_to_next(struct kunit *test)
 	unsigned long buf = spm_env_user_buf(test, SZ_4K, MAP_PRIVATE | MAP_ANONYMOUS);
 	struct drm_amdgpu_spm_buffer_header hdr;
 	struct drm_amdgpu_spm_args out;
+	struct amdgpu_spm_stats st0, st1;
 
 	amdgpu_spm_backstop_ms = 5;
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, SZ_4K, 0, NULL), 0);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, NULL), 0);
+	spm_env_stats(test, e, 0, &st0);
 	/* A command stream that turns the SPM clock on as well */
 	spm_model_write(e->m, 1, SPM_R_CLK_CNTL, e->m->l->clk_mask);
 	spm_model_profiler_start(e->m, 1, SAMPLE);
 	emit(test, e, 1, SAMPLE);
 	msleep(100);	/* drained into no buffer */
+	spm_env_stats(test, e, 0, &st1);
+	KUNIT_EXPECT_GT(test, st1.wakeups, st0.wakeups);
+	KUNIT_EXPECT_EQ(test, st1.drained, st0.drained);
+	KUNIT_EXPECT_EQ(test, st1.laps, st0.laps);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, SZ_4K, 0, NULL), 0);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
 	spm_env_read_header(test, buf, 0, &hdr);
 	KUNIT_EXPECT_EQ(test, hdr.has_data_loss, 0);
 	spm_env_read_header(test, buf, SZ_2K, &hdr);
 	KUNIT_EXPECT_NE(test, hdr.has_data_loss, 0);
+	/* Nothing of what was in the ring before the start */
+	KUNIT_EXPECT_EQ(test, hdr.bytes_copied, 0);
 	KUNIT_EXPECT_NE(test, out.has_data_loss, 0);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
-/* A full share loses data for its XCC only */
+/*
+ * SET_DEST_BUF with no buffer asks the worker to stop the hardware, which
+ * it cannot do while a reset holds the reset domain's semaphore. Until
+ * then the RLC goes on writing; what it writes stays in the ring, and a
+ * buffer installed before the stop gets it, in order after the last line
+ * of the previous buffer (flagged, as any data that came while no buffer
+ * was installed).
+ */
+static void spm_no_buffer_data_stays_until_stopped(struct kunit *test)
+{
+	struct spm_env *e = env(test, 1);
+	struct amdgpu_device *adev = e->adev;
+	unsigned long a = spm_env_user_buf(test, SZ_4K, MAP_PRIVATE | MAP_ANONYMOUS);
+	unsigned long b = spm_env_user_buf(test, SZ_4K, MAP_PRIVATE | MAP_ANONYMOUS);
+	struct drm_amdgpu_spm_buffer_header hdr;
+	struct drm_amdgpu_spm_args out;
+
+	amdgpu_spm_backstop_ms = 5;
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, a, SZ_4K, 0, NULL), 0);
+	start_all(e, 1);
+	emit(test, e, 0, 4 * SAMPLE);
+
+	down_write(&adev->reset_domain->sem);
+	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.bytes_copied, 4 * SAMPLE);
+	/* Not stopped yet: the RLC goes on */
+	emit(test, e, 0, 4 * SAMPLE);
+	msleep(50);	/* drained into no buffer */
+	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, b, SZ_4K, 0, NULL), 0);
+	up_write(&adev->reset_domain->sem);
+
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, b, 0, 4 * SAMPLE, 5000));
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
+	expect_lines(test, a, 0, 0, 0, 4 * SAMPLE / LINE);
+	expect_lines(test, b, 0, 0, 4 * SAMPLE / LINE, 4 * SAMPLE / LINE);
+	spm_env_read_header(test, b, 0, &hdr);
+	KUNIT_EXPECT_NE(test, hdr.has_data_loss, 0);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
+ * A full share leaves the rest of its XCC's data in the ring: the next
+ * buffer's share of that XCC gets it, in order, and only the full share
+ * reports has_data_loss.
+ */
 static void spm_full_share_loss_is_per_xcc(struct kunit *test)
 {
 	struct spm_env *e = env(test, 2);
 	unsigned long buf = spm_env_user_buf(test, SZ_4K, MAP_PRIVATE | MAP_ANONYMOUS);
+	unsigned long next = spm_env_user_buf(test, SZ_4K, MAP_PRIVATE | MAP_ANONYMOUS);
 	struct drm_amdgpu_spm_buffer_header h0, h1;
 	struct drm_amdgpu_spm_args out;
 
@@ -911,7 +968,7 @@ static void spm_full_share_loss_is_per_xcc(struct kunit *test)
 	start_all(e, 2);
 	emit(test, e, 0, 10 * SAMPLE);
 	emit(test, e, 1, 2 * SAMPLE);
-	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, next, SZ_4K, 0, &out), 0);
 	spm_env_read_header(test, buf, 0, &h0);
 	spm_env_read_header(test, buf, 256, &h1);
 	KUNIT_EXPECT_EQ(test, h0.bytes_copied, 224);
@@ -920,6 +977,139 @@ static void spm_full_share_loss_is_per_xcc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h1.has_data_loss, 0);
 	KUNIT_EXPECT_NE(test, out.has_data_loss, 0);
 	KUNIT_EXPECT_EQ(test, out.bytes_copied, 224 + 2 * SAMPLE);
+	expect_lines(test, buf, 0, 0, 0, 224 / LINE);
+	expect_lines(test, buf, 256, 1, 0, 2 * SAMPLE / LINE);
+
+	/* The next buffer: the rest of XCC 0, from the line after the last */
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.has_data_loss, 0);
+	KUNIT_EXPECT_EQ(test, out.bytes_copied, 10 * SAMPLE - 224);
+	expect_lines(test, next, 0, 0, 224 / LINE, (10 * SAMPLE - 224) / LINE);
+	expect_lines(test, next, SZ_2K, 1, 0, 0);
+	spm_env_read_header(test, next, 0, &h0);
+	spm_env_read_header(test, next, SZ_2K, &h1);
+	KUNIT_EXPECT_EQ(test, h0.has_data_loss, 0);
+	KUNIT_EXPECT_EQ(test, h1.has_data_loss, 0);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
+ * The profiler loop with a timeout, as aqlprofile runs it: SET_DEST_BUF
+ * waits for the current buffer to fill and wakes when one of its shares
+ * does. The lines that did not fit stay in the ring and come first in the
+ * next buffer, in order and with nothing missing in between. The full
+ * share reports has_data_loss, the next one not, unless the RLC laps the
+ * ring while it is current.
+ */
+static void spm_full_share_rest_goes_to_next(struct kunit *test)
+{
+	struct spm_env *e = env(test, 2);
+	u32 size = SZ_2K, share = SZ_1K, cap = share - HDR, i;
+	struct drm_amdgpu_spm_buffer_header h;
+	struct spm_model_check c = {};
+	struct drm_amdgpu_spm_args out;
+	unsigned long b[3];
+
+	amdgpu_spm_backstop_ms = 10;
+	for (i = 0; i < 3; i++)
+		b[i] = spm_env_user_buf(test, size, MAP_PRIVATE | MAP_ANONYMOUS);
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, b[0], size, 0, NULL), 0);
+	start_all(e, 2);
+	/* 60 lines for XCC 0, whose share holds 31; 6 for XCC 1 */
+	emit(test, e, 0, 20 * SAMPLE);
+	emit(test, e, 1, 2 * SAMPLE);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, b[1], size, 5000, &out), 0);
+	/* Woken by the full share, long before the timeout */
+	KUNIT_EXPECT_GT(test, out.timeout, 1000);
+	KUNIT_EXPECT_NE(test, out.has_data_loss, 0);
+	KUNIT_EXPECT_EQ(test, out.bytes_copied, cap + 2 * SAMPLE);
+	spm_env_read_header(test, b[0], 0, &h);
+	KUNIT_EXPECT_NE(test, h.has_data_loss, 0);
+	spm_env_read_header(test, b[0], share, &h);
+	KUNIT_EXPECT_EQ(test, h.has_data_loss, 0);
+	expect_lines(test, b[0], 0, 0, 0, cap / LINE);
+	expect_lines(test, b[0], share, 1, 0, 2 * SAMPLE / LINE);
+	/* The rest is in the new buffer already: the swap drained again */
+	spm_env_read_header(test, b[1], 0, &h);
+	KUNIT_EXPECT_EQ(test, h.bytes_copied, 20 * SAMPLE - cap);
+
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, b[2], size, 0, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.has_data_loss, 0);
+	KUNIT_EXPECT_EQ(test, out.bytes_copied, 20 * SAMPLE - cap);
+	expect_lines(test, b[1], 0, 0, cap / LINE, (20 * SAMPLE - cap) / LINE);
+	expect_lines(test, b[1], share, 1, 0, 0);
+
+	/* Full again; then the RLC laps what was left while the next is current */
+	emit(test, e, 0, 20 * SAMPLE);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, b[0], size, 5000, &out), 0);
+	KUNIT_EXPECT_GT(test, out.timeout, 1000);
+	expect_lines(test, b[2], 0, 0, 20 * SAMPLE / LINE, cap / LINE);
+	spm_env_read_header(test, b[2], 0, &h);
+	KUNIT_EXPECT_NE(test, h.has_data_loss, 0);
+	KUNIT_ASSERT_EQ(test, spm_model_emit(e->m, 0, 3 * SZ_64K), 3 * SZ_64K);
+	msleep(50);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
+	KUNIT_EXPECT_NE(test, out.has_data_loss, 0);
+	spm_env_read_header(test, b[0], 0, &h);
+	KUNIT_EXPECT_NE(test, h.has_data_loss, 0);
+	/* What it got after the lap is valid and in order */
+	c.next = (20 * SAMPLE + cap) / LINE;
+	spm_model_check_share(test, b[0], 0, h.bytes_copied, 0, &c);
+	KUNIT_EXPECT_FALSE(test, c.bad);
+	KUNIT_EXPECT_FALSE(test, c.order);
+	spm_env_read_header(test, b[0], share, &h);
+	KUNIT_EXPECT_EQ(test, h.has_data_loss, 0);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
+ * A profiler that selects ring mode 3 (stall when full) from its command
+ * stream, as aqlprofile does: a full share leaves the read pointer where
+ * it is, so the RLC stalls rather than overwrite what was not copied, and
+ * the next buffer continues the stream exactly where the full one ended,
+ * as with ROCm's KFD.
+ */
+static void spm_full_share_ring_mode_3_keeps_stream(struct kunit *test)
+{
+	struct spm_env *e = env(test, 1);
+	const struct spm_model_layout *l = e->m->l;
+	unsigned long a = spm_env_user_buf(test, SZ_4K, MAP_PRIVATE | MAP_ANONYMOUS);
+	unsigned long b = spm_env_user_buf(test, SZ_128K, MAP_PRIVATE | MAP_ANONYMOUS);
+	struct drm_amdgpu_spm_buffer_header h;
+	struct drm_amdgpu_spm_args out;
+	struct amdgpu_spm_stats st;
+	u32 written;
+
+	amdgpu_spm_backstop_ms = 10;
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, a, SZ_4K, 0, NULL), 0);
+	spm_model_profiler_start(e->m, 0, SAMPLE);
+	spm_model_write(e->m, 0, SPM_R_PERFMON_CNTL, 3 << l->ring_mode_shift);
+	/*
+	 * More than the ring and the share hold: the RLC stalls once the
+	 * ring is full (the worker may copy the share's worth meanwhile)
+	 */
+	written = spm_model_emit(e->m, 0, 2 * SZ_64K);
+	KUNIT_EXPECT_LT(test, written, SZ_64K + SZ_4K);
+	KUNIT_EXPECT_GT(test, e->m->x[0].stalls, 0);
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, a, 0, SZ_4K - HDR, 5000));
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, b, SZ_128K, 0, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.bytes_copied, SZ_4K - HDR);
+	KUNIT_EXPECT_NE(test, out.has_data_loss, 0);
+	/* What the full share took, the RLC may now write again */
+	msleep(50);
+	written += spm_model_emit(e->m, 0, SZ_8K);
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, b, 0, written - (SZ_4K - HDR), 5000));
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.has_data_loss, 0);
+	expect_lines(test, a, 0, 0, 0, (SZ_4K - HDR) / LINE);
+	expect_lines(test, b, 0, 0, (SZ_4K - HDR) / LINE,
+		     (written - (SZ_4K - HDR)) / LINE);
+	spm_env_read_header(test, b, 0, &h);
+	KUNIT_EXPECT_EQ(test, h.has_data_loss, 0);
+	spm_env_stats(test, e, 0, &st);
+	KUNIT_EXPECT_EQ(test, st.laps, 0);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
@@ -1253,7 +1443,10 @@ static struct kunit_case amdgpu_spm_cases[] = {
 	KUNIT_CASE_SLOW(spm_timeout_signal_restart),
 	KUNIT_CASE(spm_ring_wrap_in_order),
 	KUNIT_CASE(spm_no_buffer_loss_goes_to_next),
+	KUNIT_CASE(spm_no_buffer_data_stays_until_stopped),
 	KUNIT_CASE(spm_full_share_loss_is_per_xcc),
+	KUNIT_CASE(spm_full_share_rest_goes_to_next),
+	KUNIT_CASE(spm_full_share_ring_mode_3_keeps_stream),
 	KUNIT_CASE(spm_close_releases),
 	KUNIT_CASE(spm_close_dup_keeps_acquisition),
 	KUNIT_CASE(spm_close_wakes_waiters),
