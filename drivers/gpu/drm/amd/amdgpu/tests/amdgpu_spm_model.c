@@ -317,15 +317,20 @@ static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
 		x->dropped += sample;
 		return false;
 	}
+	/*
+	 * Through any VMID but 0 the base is an address in that VM, not in
+	 * the GART: whatever it holds (the driver programs the ring while
+	 * SPM_VMID is parked), the write is that VM's, a fault or worse.
+	 */
+	if (vmid) {
+		x->vmfaults++;
+		x->dropped += sample;
+		return false;
+	}
 	ring = spm_model_ring_at(m, base);
 	if (ring < 0 || size <= AMDGPU_SPM_RING_HDR_SIZE ||
 	    size > m->rings[ring].size) {
 		x->stray++;
-		x->dropped += sample;
-		return false;
-	}
-	if (vmid) {
-		x->vmfaults++;
 		x->dropped += sample;
 		return false;
 	}
