@@ -170,13 +170,19 @@ struct amd_rdma_interface {
 	/**
 	 * @put_pages: give a registration back.
 	 *
-	 * Never blocks and may be called from any context, hard IRQ included:
-	 * the sleeping part (unpin, DMA unmap, buffer release) is deferred to
-	 * a workqueue (see amdkfd_rdma_synchronize()). *@amd_p2p_data is set
-	 * to NULL; after the call the client must not touch the &struct
-	 * amd_p2p_info. If the free callback has not started yet it will not
-	 * be called; if it is running on another thread, put_pages() does not
-	 * wait for it.
+	 * May be called from any context, hard IRQ included: the sleeping
+	 * part (unpin, DMA unmap, buffer release) is deferred to a workqueue
+	 * (see amdkfd_rdma_synchronize()). *@amd_p2p_data is set to NULL;
+	 * after the call the client must not touch the &struct amd_p2p_info.
+	 * If the free callback has not started yet it will not be called. If
+	 * it is running on another thread, put_pages() waits until it has
+	 * returned when called where it may sleep (preemptible, not in
+	 * interrupt; on a kernel without CONFIG_PREEMPT_COUNT it cannot tell
+	 * and never waits), so that the client may free what its callback
+	 * uses once put_pages() returned; it must then not hold a lock that
+	 * the callback takes. In atomic context it never blocks, and the
+	 * client must not free what the callback uses until the callback has
+	 * returned.
 	 *
 	 * It may be called at any time after get_pages() returned: before,
 	 * from inside or after the free callback, and after the process, its
@@ -190,7 +196,7 @@ struct amd_rdma_interface {
 	 * without a put have happened. NVIDIA's nvidia_p2p_put_pages(), in
 	 * contrast, must not be called after the free callback.
 	 *
-	 * Context: any.
+	 * Context: any; may sleep only as said above.
 	 * Return: 0, or -EINVAL if @amd_p2p_data or *@amd_p2p_data is NULL.
 	 */
 	int (*put_pages)(struct amd_p2p_info **amd_p2p_data);
@@ -242,12 +248,14 @@ int amdkfd_query_rdma_interface(const struct amd_rdma_interface **rdma);
 #define AMD_RDMA_CAP_FREE_CALLBACK	BIT_ULL(0)
 /* A NULL free callback asks for pages pinned and mapped until put. */
 #define AMD_RDMA_CAP_PERSISTENT		BIT_ULL(1)
-/* put_pages() never blocks and may be called from hard IRQ. */
+/* put_pages() may be called from hard IRQ, where it never blocks. */
 #define AMD_RDMA_CAP_PUT_ANY_CONTEXT	BIT_ULL(2)
 /* put_pages() after the callback or the process is fine (returns 0). */
 #define AMD_RDMA_CAP_LATE_PUT		BIT_ULL(3)
 /* Free callbacks also at GPU reset and GPU removal. */
 #define AMD_RDMA_CAP_DEVICE_EVENTS	BIT_ULL(4)
+/* put_pages() where it may sleep waits for the callback another thread runs. */
+#define AMD_RDMA_CAP_PUT_WAITS_CALLBACK	BIT_ULL(5)
 
 /**
  * amdkfd_rdma_capabilities - what this amdgpu guarantees its peers

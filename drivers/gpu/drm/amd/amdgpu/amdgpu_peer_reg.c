@@ -54,13 +54,16 @@
  *   So only the oldest tombstones are freed, and the limit is what bounds
  *   both the memory of clients that never put and the delay of a late put.
  * - RELEASED: put (or reclaimed). The sleeping part of the release runs on
- *   the manager's workqueue, so amdgpu_peer_put() never blocks.
+ *   the manager's workqueue, so amdgpu_peer_put() blocks only for a
+ *   callback running on another thread.
  *
  * A put of a LIVE, DETACHED or DYING registration releases it without a
  * callback; a put during the callback is recorded and honoured when the
- * callback returns. Every registration that is not RELEASED is in the
- * manager's hash of registrations, so a put of one the core no longer knows
- * (reclaimed, or put twice) is recognised without touching it and returns 0.
+ * callback returns, and, from another thread where it may sleep, waits for
+ * that (the client frees what its callback uses once its put returned).
+ * Every registration that is not RELEASED is in the manager's hash of
+ * registrations, so a put of one the core no longer knows (reclaimed, or
+ * put twice) is recognised without touching it and returns 0.
  */
 
 #include <linux/device.h>
@@ -125,6 +128,10 @@ struct amdgpu_peer_reg {
 	struct list_head pin_link;
 	enum amdgpu_peer_reg_state state;
 	bool put_pending;
+	/* a put waits for the callback, and frees the registration after it */
+	bool put_waits;
+	/* IN_CALLBACK: the thread that calls the callback */
+	struct task_struct *cb_task;
 	/* bytes charged to pin->dev, returned at put, callback or revoke */
 	u64 charge;
 	void (*free_cb)(void *client_priv);
@@ -471,6 +478,8 @@ static void amdgpu_peer_reg_start_cb_locked(struct amdgpu_peer_reg *reg)
 {
 	lockdep_assert_held(&reg->mgr->lock);
 	reg->state = AMDGPU_PEER_IN_CALLBACK;
+	/* The thread that starts a callback is the one that calls it */
+	reg->cb_task = current;
 	reg->owner->cbs_running++;
 	reg->pin->dev->busy++;
 	reg->mgr->cbs_running++;
@@ -489,7 +498,7 @@ static void amdgpu_peer_reg_call(struct amdgpu_peer_reg *reg)
 	struct amdgpu_peer_reg *old = NULL;
 	struct amdgpu_peer_pin *pin;
 	unsigned long flags;
-	bool put;
+	bool put, waited;
 
 	reg->free_cb(reg->client_priv);
 	atomic_inc(&mgr->stats.callbacks);
@@ -501,6 +510,8 @@ static void amdgpu_peer_reg_call(struct amdgpu_peer_reg *reg)
 	amdgpu_peer_lock(mgr, &flags);
 	pin = amdgpu_peer_reg_drop_pin_locked(reg);
 	put = reg->put_pending;
+	/* A put waiting for the callback frees it: not touched after this */
+	waited = reg->put_waits;
 	if (put) {
 		reg->state = AMDGPU_PEER_RELEASED;
 		reg->owner = NULL;
@@ -512,7 +523,7 @@ static void amdgpu_peer_reg_call(struct amdgpu_peer_reg *reg)
 
 	if (pin)
 		amdgpu_peer_pin_destroy(mgr, pin);
-	if (put)
+	if (put && !waited)
 		amdgpu_peer_reg_free(reg);
 	if (old)
 		amdgpu_peer_reg_free(old);
@@ -1067,6 +1078,28 @@ unsigned int amdgpu_peer_invalidate(struct amdgpu_peer_owner *owner,
 	return n;
 }
 
+/*
+ * Whether a put may wait for a callback. Without CONFIG_PREEMPT_COUNT
+ * atomic context cannot be told apart, and a put never waits.
+ */
+static bool amdgpu_peer_put_may_wait(void)
+{
+	return IS_ENABLED(CONFIG_PREEMPT_COUNT) && preemptible() &&
+	       !in_interrupt();
+}
+
+static bool amdgpu_peer_reg_released(struct amdgpu_peer_mgr *mgr,
+				     struct amdgpu_peer_reg *reg)
+{
+	unsigned long flags;
+	bool done;
+
+	amdgpu_peer_lock(mgr, &flags);
+	done = reg->state == AMDGPU_PEER_RELEASED;
+	amdgpu_peer_unlock(mgr, flags);
+	return done;
+}
+
 /**
  * amdgpu_peer_put - give a registration back
  * @mgr: the manager
@@ -1074,16 +1107,21 @@ unsigned int amdgpu_peer_invalidate(struct amdgpu_peer_owner *owner,
  *
  * See &amd_rdma_interface.put_pages. The registration is looked up in the
  * manager before anything of it is touched, so a put of one that was
- * reclaimed or already put is harmless.
+ * reclaimed or already put is harmless. A put of a registration whose
+ * callback another thread is running waits for the callback to return
+ * where it may sleep, so that the client may free what its callback uses
+ * once the put returned.
  *
- * Context: any; never blocks.
+ * Context: any; blocks only as said above.
  * Return: 0, or -EINVAL for a NULL @info or *@info.
  */
 int amdgpu_peer_put(struct amdgpu_peer_mgr *mgr, struct amd_p2p_info **info)
 {
+	/* Asked before the irq-safe lock is taken */
+	bool may_wait = amdgpu_peer_put_may_wait();
 	struct amdgpu_peer_reg *reg;
 	unsigned long flags;
-	bool release = false;
+	bool release = false, wait = false;
 
 	if (!info || !*info)
 		return -EINVAL;
@@ -1108,6 +1146,10 @@ int amdgpu_peer_put(struct amdgpu_peer_mgr *mgr, struct amd_p2p_info **info)
 		break;
 	case AMDGPU_PEER_IN_CALLBACK:
 		reg->put_pending = true;
+		if (reg->cb_task != current && may_wait) {
+			reg->put_waits = true;
+			wait = true;
+		}
 		break;
 	case AMDGPU_PEER_TOMBSTONE:
 		list_del_init(&reg->link);
@@ -1129,5 +1171,10 @@ int amdgpu_peer_put(struct amdgpu_peer_mgr *mgr, struct amd_p2p_info **info)
 out:
 	amdgpu_peer_unlock(mgr, flags);
 	*info = NULL;
+	if (wait) {
+		atomic_inc(&mgr->stats.put_waits);
+		wait_event(mgr->cb_wq, amdgpu_peer_reg_released(mgr, reg));
+		amdgpu_peer_reg_free(reg);
+	}
 	return 0;
 }

@@ -85,6 +85,7 @@ struct amdgpu_peer_pin_ops {
  * @seg_visits: pin segments looked at to build registrations' tables
  * @lock_taken: acquisitions of &amdgpu_peer_mgr.lock by amdgpu_peer_register()
  * @unknown_puts: puts of a registration the core no longer knows
+ * @put_waits: puts that waited for a callback running on another thread
  */
 struct amdgpu_peer_stats {
 	atomic_t pins;
@@ -100,6 +101,7 @@ struct amdgpu_peer_stats {
 	atomic_t seg_visits;
 	atomic_t lock_taken;
 	atomic_t unknown_puts;
+	atomic_t put_waits;
 };
 
 /**

@@ -139,7 +139,7 @@ static struct amdgpu_peer_dev *amdgpu_rdma_dev_get(struct amdgpu_device *adev)
  * The P2P policy. pci_p2pdma_distance() knows the PCIe topologies where
  * peer-to-peer through the host bridge is known to work; many that work
  * are not on its list (the Xeon E5 v4 host bridge of
- * ROCm/ROCK-Kernel-Driver#169 is one), so the administrator can vouch for
+ * ROCm/amdgpu#169 is one), so the administrator can vouch for
  * the topology with amdgpu.rdma_p2p=1, or forbid P2P to VRAM with 0.
  */
 VISIBLE_IF_KUNIT int amdgpu_rdma_p2p_distance(struct amdgpu_device *adev,
@@ -533,10 +533,12 @@ static int amdgpu_rdma_is_gpu_address(u64 address, struct pid *pid)
 
 /*
  * The largest power of two, at most PAGE_SIZE, to which the range can be
- * rounded without leaving its mapping. It depends on the range and the
- * mapping only, never on where the BO happens to be or on earlier gets.
- * More than PAGE_SIZE cannot be promised: the DMA addresses of VRAM for a
- * peer depend on that peer's IOMMU, which get_page_size() is not told.
+ * rounded without leaving its mapping, and at which VA and buffer offset
+ * agree (a mapping's offset into its BO is only GPU-page aligned, which is
+ * less than a 64 KiB CPU page). It depends on the range and the mapping
+ * only, never on where the BO happens to be or on earlier gets. More than
+ * PAGE_SIZE cannot be promised: the DMA addresses of VRAM for a peer
+ * depend on that peer's IOMMU, which get_page_size() is not told.
  */
 static int amdgpu_rdma_page_size_found(struct amdgpu_rdma_find *f,
 				       void *data)
@@ -548,7 +550,8 @@ static int amdgpu_rdma_page_size_found(struct amdgpu_rdma_find *f,
 
 	while (size > AMDGPU_GPU_PAGE_SIZE &&
 	       (ALIGN_DOWN(f->address, size) < start ||
-		ALIGN(f->address + f->length, size) > end))
+		ALIGN(f->address + f->length, size) > end ||
+		((f->mapping->offset - start) & (size - 1))))
 		size >>= 1;
 	*page_size = size;
 	return 0;
@@ -610,7 +613,7 @@ u64 amdkfd_rdma_capabilities(void)
 		return 0;
 	return AMD_RDMA_CAP_FREE_CALLBACK | AMD_RDMA_CAP_PERSISTENT |
 	       AMD_RDMA_CAP_PUT_ANY_CONTEXT | AMD_RDMA_CAP_LATE_PUT |
-	       AMD_RDMA_CAP_DEVICE_EVENTS;
+	       AMD_RDMA_CAP_DEVICE_EVENTS | AMD_RDMA_CAP_PUT_WAITS_CALLBACK;
 }
 EXPORT_SYMBOL_GPL(amdkfd_rdma_capabilities);
 

@@ -927,7 +927,11 @@ static int peer_test_release_fn(void *data)
 	return 0;
 }
 
-static void peer_flush_waits_for_running_callback(struct kunit *test)
+/*
+ * Register a page of BO 0 with the slow callback, invalidate it, and
+ * return once the backstop worker has entered the callback.
+ */
+static struct peer_test_slow *peer_test_slow_start(struct kunit *test)
 {
 	struct peer_test_ctx *ctx = test->priv;
 	struct peer_test_slow *s;
@@ -957,8 +961,16 @@ static void peer_flush_waits_for_running_callback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(ctx->owner, 0, U64_MAX),
 			1U);
 	peer_test_unlock(ctx);
-	/* The backstop worker picks the callback up ... */
 	wait_for_completion(&s->entered);
+	return s;
+}
+
+static void peer_flush_waits_for_running_callback(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	/* The backstop worker picks the callback up ... */
+	struct peer_test_slow *s = peer_test_slow_start(test);
+
 	KUNIT_ASSERT_FALSE(test,
 			   IS_ERR(kthread_run(peer_test_release_fn, s,
 					      "peer_release")));
@@ -970,7 +982,51 @@ static void peer_flush_waits_for_running_callback(struct kunit *test)
 }
 
 /*
- * The hfi1 scenario (ROCm/ROCK-Kernel-Driver#169). A NIC driver caches
+ * A put while another thread runs the registration's callback: cxi at
+ * process exit (its file's release puts every registration while the VM
+ * teardown runs the callbacks on a kworker) frees what its callback uses
+ * as soon as the put returned. So where it may sleep, the put waits for
+ * the callback; where it may not (preemption off), it returns at once.
+ */
+static void peer_put_waits_for_running_callback(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_slow *s;
+	int round, r;
+
+	for (round = 0; round < 2; round++) {
+		/* The backstop worker runs the callback, which blocks */
+		s = peer_test_slow_start(test);
+		if (!round) {
+			KUNIT_ASSERT_FALSE(test,
+					   IS_ERR(kthread_run(peer_test_release_fn, s,
+							      "peer_release")));
+			KUNIT_EXPECT_EQ(test, peer_test_put(&s->c.info), 0);
+			/* Returned only once the callback had */
+			KUNIT_EXPECT_TRUE(test, READ_ONCE(s->finished));
+			KUNIT_EXPECT_EQ(test,
+					atomic_read(&ctx->mgr.stats.put_waits), 1);
+		} else {
+			/* As under a spinlock */
+			preempt_disable();
+			r = peer_test_put(&s->c.info);
+			preempt_enable();
+			KUNIT_EXPECT_EQ(test, r, 0);
+			KUNIT_EXPECT_FALSE(test, READ_ONCE(s->finished));
+			KUNIT_EXPECT_EQ(test,
+					atomic_read(&ctx->mgr.stats.put_waits), 1);
+			complete(&s->release);
+		}
+		KUNIT_EXPECT_NULL(test, s->c.info);
+		amdgpu_peer_mgr_synchronize(&ctx->mgr);
+		KUNIT_EXPECT_TRUE(test, READ_ONCE(s->finished));
+		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
+	}
+}
+
+/*
+ * The hfi1 scenario (ROCm/amdgpu#169). A NIC driver caches
  * VA -> DMA addresses per process. Its callback waits for the DMA still in
  * flight, then drops the cache entry. The application frees buffer A at
  * address X and allocates B at X; the next send from X must use B's pages.
@@ -1628,6 +1684,7 @@ static struct kunit_case peer_reg_cases[] = {
 	KUNIT_CASE(peer_client_lock_no_deadlock),
 	KUNIT_CASE_PARAM(peer_put_from_irq, peer_irq_gen_params),
 	KUNIT_CASE(peer_flush_waits_for_running_callback),
+	KUNIT_CASE(peer_put_waits_for_running_callback),
 	KUNIT_CASE(peer_synchronize_waits_for_callbacks),
 	KUNIT_CASE(peer_hfi1_realloc_same_va),
 	KUNIT_CASE(peer_hfi1_without_callback_sends_stale),

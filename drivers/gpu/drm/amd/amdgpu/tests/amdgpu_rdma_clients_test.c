@@ -254,7 +254,11 @@ struct hfi1_pintree {
 	bool use_cache;
 	/* amd_cache_size * 1M / AMD_PIN_CACHES_PER_GPU */
 	size_t limit;
-	/* ROCm/ROCK-Kernel-Driver#169 workaround: put in the IRQ handler */
+	/*
+	 * The workaround the reporter of ROCm/amdgpu#169 describes there: put
+	 * from the completion interrupt. No published hfi1 has it with the
+	 * cache off (e13a81a added amd_use_cache and the deferral together).
+	 */
 	bool put_in_irq;
 	/* model: what the callbacks saw */
 	atomic_t callbacks;
@@ -760,7 +764,7 @@ struct hfi1_case {
 static const struct hfi1_case hfi1_cases[] = {
 	{ "old, cache off (its default)", HFI1_OLD, false, false },
 	{ "old, cache on", HFI1_OLD, true, false },
-	{ "old, cache off, put in the IRQ handler (ROCK issue 169)", HFI1_OLD,
+	{ "old, cache off, put in the IRQ handler (the workaround of issue 169)", HFI1_OLD,
 	  false, true },
 	{ "current (NULL callback, mmu notifier)", HFI1_CURRENT, true, false },
 };
@@ -781,7 +785,7 @@ static const struct hfi1_case hfi1_evict_cases[] = {
 KUNIT_ARRAY_PARAM(hfi1_evict, hfi1_evict_cases, hfi1_case_desc);
 
 /*
- * The failure of ROCm/ROCK-Kernel-Driver#169: send from buffer A, free A
+ * The failure of ROCm/amdgpu#169: send from buffer A, free A
  * while the send is in flight, allocate B at the same address, send
  * again. What went on the wire the second time must be B's memory; A's
  * memory must stay pinned while the engine reads it; and the client's
@@ -995,6 +999,9 @@ struct cxi_md {
 	unsigned int nptes;
 	struct cxi_pte pte[CXI_MAX_PTES];
 	unsigned int invalidates;
+	/* model: the callback is running, and MDs freed while it was */
+	bool in_cb;
+	unsigned int freed_in_cb;
 };
 
 /* amd_free_callback(): clear the PTEs, flag the MD; never a put */
@@ -1004,6 +1011,7 @@ static void cxi_amd_free_callback(void *client_priv)
 
 	if (!md)
 		return;
+	WRITE_ONCE(md->in_cb, true);
 	if (md->cac) {
 		mutex_lock(&md->ac_mutex);
 		md->nptes = 0;			/* cass_clear_range() */
@@ -1011,6 +1019,7 @@ static void cxi_amd_free_callback(void *client_priv)
 		md->invalidates++;		/* cass_invalidate_range() */
 	}
 	WRITE_ONCE(md->cleanup_done, true);
+	WRITE_ONCE(md->in_cb, false);
 }
 
 /* amd_is_device_mem(): is_gpu_address(), then get_page_size() */
@@ -1131,16 +1140,27 @@ out:
 	return ret;
 }
 
-/* cxi_unmap(): cass_md_clear() -> cass_device_put_pages() */
-static void cxi_unmap(struct cxi_md *md)
+/*
+ * cxi_unmap(): cass_md_clear() -> cass_device_put_pages(), then cxi frees
+ * the MD (and at LNI teardown its AC, whose ac_mutex the callback takes);
+ * the model keeps it and counts a callback still running at that point.
+ */
+static void cxi_unmap_locked(struct cxi_md *md)
 {
-	mutex_lock(&md->ac_mutex);
 	md->nptes = 0;
 	mutex_unlock(&md->ac_mutex);
 	cxi_amd_put_pages(md);
 	put_pid(md->pid);		/* the model puts what cxi leaks */
 	md->pid = NULL;
+	if (READ_ONCE(md->in_cb))
+		md->freed_in_cb++;
 	mutex_destroy(&md->ac_mutex);
+}
+
+static void cxi_unmap(struct cxi_md *md)
+{
+	mutex_lock(&md->ac_mutex);
+	cxi_unmap_locked(md);
 }
 
 /* The DMA address the NIC uses for user byte @x, or 0 (ATU fault). */
@@ -1249,12 +1269,71 @@ static void cxi_never_puts_bounded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.regs), regs + 4);
 }
 
+/*
+ * cxi at process exit: do_exit() tears the mm down, and with it the KFD
+ * process and its VMs, whose teardown runs the callbacks on a kworker,
+ * while the exiting task's exit_files() closes the cxi fd, whose release
+ * unmaps (and puts) every MD. Here the callback waits for ac_mutex, which
+ * cxi_unmap() holds; cxi_unmap() then puts, the MD's cleanup_done not yet
+ * set, and frees the MD: the put must not return before the callback has.
+ */
+struct cxi_exit {
+	struct kunit *test;
+	struct rdma_fake *f;
+	struct completion done;
+};
+
+static int cxi_exit_vm_fn(void *data)
+{
+	struct cxi_exit *x = data;
+
+	current->kunit_test = x->test;
+	rdma_fake_vm_fini(x->f);
+	complete(&x->done);
+	return 0;
+}
+
+static void cxi_exit_put_races_callback(struct kunit *test)
+{
+	struct rdma_fake *f = rdma_fake_init(test);
+	struct app_buf a = {};
+	struct cxi_exit *x;
+	struct cxi_md *md;
+	int i;
+
+	md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
+	x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, md);
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	x->test = test;
+	x->f = f;
+	init_completion(&x->done);
+	app_malloc(test, f, &a, CXI_VA, SZ_2M, 1, false);
+	KUNIT_ASSERT_EQ(test, cxi_map(f, md, a.va, SZ_2M), 0);
+
+	/* The fd's release has taken ac_mutex; the VM goes meanwhile */
+	mutex_lock(&md->ac_mutex);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(cxi_exit_vm_fn, x,
+						    "cxi-exit")));
+	for (i = 0; i < 5000 && !READ_ONCE(md->in_cb); i++)
+		usleep_range(100, 200);
+	KUNIT_ASSERT_TRUE(test, READ_ONCE(md->in_cb));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(md->cleanup_done));
+	cxi_unmap_locked(md);
+	KUNIT_EXPECT_EQ(test, md->freed_in_cb, 0U);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(md->cleanup_done));
+	wait_for_completion(&x->done);
+	amdkfd_rdma_synchronize();
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.bo->pinned), 0);
+}
+
 static struct kunit_case rdma_clients_cases[] = {
 	KUNIT_CASE_PARAM(hfi1_free_and_reuse, hfi1_gen_params),
 	KUNIT_CASE(hfi1_cache_hits),
 	KUNIT_CASE_PARAM(hfi1_evict_and_retry, hfi1_evict_gen_params),
 	KUNIT_CASE(cxi_free_and_reuse),
 	KUNIT_CASE(cxi_never_puts_bounded),
+	KUNIT_CASE(cxi_exit_put_races_callback),
 	{}
 };
 

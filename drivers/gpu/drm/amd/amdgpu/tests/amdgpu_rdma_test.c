@@ -58,7 +58,8 @@ static void rdma_query(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, amdkfd_rdma_capabilities(),
 			AMD_RDMA_CAP_FREE_CALLBACK | AMD_RDMA_CAP_PERSISTENT |
 			AMD_RDMA_CAP_PUT_ANY_CONTEXT | AMD_RDMA_CAP_LATE_PUT |
-			AMD_RDMA_CAP_DEVICE_EVENTS);
+			AMD_RDMA_CAP_DEVICE_EVENTS |
+			AMD_RDMA_CAP_PUT_WAITS_CALLBACK);
 	/* Nothing pending: returns at once. */
 	amdkfd_rdma_synchronize();
 }
@@ -173,7 +174,7 @@ static int rdma_p2p_distance_stub(struct amdgpu_device *adev,
 
 /*
  * The P2P policy: pci_p2pdma_distance() by default (the Xeon E5 v4 host
- * bridge of ROCm/ROCK-Kernel-Driver#169 is not on its list), and
+ * bridge of ROCm/amdgpu#169 is not on its list), and
  * amdgpu.rdma_p2p to override it either way.
  */
 static void rdma_p2p_policy(struct kunit *test)
