@@ -174,15 +174,18 @@ struct amd_rdma_interface {
 	 * part (unpin, DMA unmap, buffer release) is deferred to a workqueue
 	 * (see amdkfd_rdma_synchronize()). *@amd_p2p_data is set to NULL;
 	 * after the call the client must not touch the &struct amd_p2p_info.
-	 * If the free callback has not started yet it will not be called. If
-	 * it is running on another thread, put_pages() waits until it has
+	 * If the free callback has not been called yet it will not be. If it
+	 * is running on another thread, put_pages() waits until it has
 	 * returned when called where it may sleep (preemptible, not in
-	 * interrupt; on a kernel without CONFIG_PREEMPT_COUNT it cannot tell
-	 * and never waits), so that the client may free what its callback
-	 * uses once put_pages() returned; it must then not hold a lock that
-	 * the callback takes. In atomic context it never blocks, and the
-	 * client must not free what the callback uses until the callback has
-	 * returned.
+	 * interrupt, and not from inside any free callback; on a kernel
+	 * without CONFIG_PREEMPT_COUNT it cannot tell and never waits, and
+	 * %AMD_RDMA_CAP_PUT_WAITS_CALLBACK is not set), so that the client
+	 * may free what its callback uses once put_pages() returned; it must
+	 * then not hold a lock that the callback takes. Where it does not
+	 * wait, the client must not free what the callback uses until the
+	 * callback has returned: it can put from process context instead, or
+	 * call amdkfd_rdma_synchronize() before freeing. A second put of a
+	 * registration whose callback is running is ignored.
 	 *
 	 * It may be called at any time after get_pages() returned: before,
 	 * from inside or after the free callback, and after the process, its
@@ -254,7 +257,7 @@ int amdkfd_query_rdma_interface(const struct amd_rdma_interface **rdma);
 #define AMD_RDMA_CAP_LATE_PUT		BIT_ULL(3)
 /* Free callbacks also at GPU reset and GPU removal. */
 #define AMD_RDMA_CAP_DEVICE_EVENTS	BIT_ULL(4)
-/* put_pages() where it may sleep waits for the callback another thread runs. */
+/* put_pages() where it may sleep waits for a callback another thread runs. */
 #define AMD_RDMA_CAP_PUT_WAITS_CALLBACK	BIT_ULL(5)
 
 /**

@@ -59,8 +59,11 @@
  *
  * A put of a LIVE, DETACHED or DYING registration releases it without a
  * callback; a put during the callback is recorded and honoured when the
- * callback returns, and, from another thread where it may sleep, waits for
- * that (the client frees what its callback uses once its put returned).
+ * callback returns, and, where it may sleep and is not itself inside a
+ * callback, waits for that (the client frees what its callback uses once
+ * its put returned). A revocation starts many callbacks at once and calls
+ * them one by one: one put before it was called is not called. A second
+ * put during the callback is ignored.
  * Every registration that is not RELEASED is in the manager's hash of
  * registrations, so a put of one the core no longer knows (reclaimed, or
  * put twice) is recognised without touching it and returns 0.
@@ -130,7 +133,8 @@ struct amdgpu_peer_reg {
 	bool put_pending;
 	/* a put waits for the callback, and frees the registration after it */
 	bool put_waits;
-	/* IN_CALLBACK: the thread that calls the callback */
+	/* IN_CALLBACK: the callback is being called, by @cb_task */
+	bool cb_started;
 	struct task_struct *cb_task;
 	/* bytes charged to pin->dev, returned at put, callback or revoke */
 	u64 charge;
@@ -478,8 +482,6 @@ static void amdgpu_peer_reg_start_cb_locked(struct amdgpu_peer_reg *reg)
 {
 	lockdep_assert_held(&reg->mgr->lock);
 	reg->state = AMDGPU_PEER_IN_CALLBACK;
-	/* The thread that starts a callback is the one that calls it */
-	reg->cb_task = current;
 	reg->owner->cbs_running++;
 	reg->pin->dev->busy++;
 	reg->mgr->cbs_running++;
@@ -487,8 +489,10 @@ static void amdgpu_peer_reg_start_cb_locked(struct amdgpu_peer_reg *reg)
 
 /*
  * Call the free callback of an IN_CALLBACK registration, then drop its pin
- * and make it a tombstone, or free it if it was put meanwhile. No lock may
- * be held that the callback could take.
+ * and make it a tombstone, or free it if it was put meanwhile. A
+ * registration put before its callback was called (a revocation starts
+ * several at once) is not called. No lock may be held that the callback
+ * could take.
  */
 static void amdgpu_peer_reg_call(struct amdgpu_peer_reg *reg)
 {
@@ -498,16 +502,30 @@ static void amdgpu_peer_reg_call(struct amdgpu_peer_reg *reg)
 	struct amdgpu_peer_reg *old = NULL;
 	struct amdgpu_peer_pin *pin;
 	unsigned long flags;
-	bool put, waited;
+	bool put, waited, skip;
 
-	reg->free_cb(reg->client_priv);
-	atomic_inc(&mgr->stats.callbacks);
+	amdgpu_peer_lock(mgr, &flags);
+	skip = reg->put_pending;
+	if (!skip) {
+		reg->cb_started = true;
+		reg->cb_task = current;
+		/* For puts from inside a callback, which never wait */
+		list_add(&reg->link, &mgr->running);
+	}
+	amdgpu_peer_unlock(mgr, flags);
+
+	if (!skip) {
+		reg->free_cb(reg->client_priv);
+		atomic_inc(&mgr->stats.callbacks);
+	}
 
 	/*
 	 * The client has stopped using the addresses. The table stays as it
 	 * is (readable until put); the pin goes.
 	 */
 	amdgpu_peer_lock(mgr, &flags);
+	if (!skip)
+		list_del_init(&reg->link);
 	pin = amdgpu_peer_reg_drop_pin_locked(reg);
 	put = reg->put_pending;
 	/* A put waiting for the callback frees it: not touched after this */
@@ -562,6 +580,7 @@ int amdgpu_peer_mgr_init(struct amdgpu_peer_mgr *mgr,
 	hash_init(mgr->pins);
 	hash_init(mgr->regs);
 	INIT_LIST_HEAD(&mgr->tombstones);
+	INIT_LIST_HEAD(&mgr->running);
 	init_waitqueue_head(&mgr->cb_wq);
 	return 0;
 }
@@ -1088,6 +1107,18 @@ static bool amdgpu_peer_put_may_wait(void)
 	       !in_interrupt();
 }
 
+/* Whether the current thread is inside a free callback of @mgr's */
+static bool amdgpu_peer_in_callback_locked(struct amdgpu_peer_mgr *mgr)
+{
+	struct amdgpu_peer_reg *reg;
+
+	lockdep_assert_held(&mgr->lock);
+	list_for_each_entry(reg, &mgr->running, link)
+		if (reg->cb_task == current)
+			return true;
+	return false;
+}
+
 static bool amdgpu_peer_reg_released(struct amdgpu_peer_mgr *mgr,
 				     struct amdgpu_peer_reg *reg)
 {
@@ -1109,8 +1140,9 @@ static bool amdgpu_peer_reg_released(struct amdgpu_peer_mgr *mgr,
  * manager before anything of it is touched, so a put of one that was
  * reclaimed or already put is harmless. A put of a registration whose
  * callback another thread is running waits for the callback to return
- * where it may sleep, so that the client may free what its callback uses
- * once the put returned.
+ * where it may sleep, unless it comes from inside a callback (which might
+ * be waited for in turn), so that the client may free what its callback
+ * uses once the put returned.
  *
  * Context: any; blocks only as said above.
  * Return: 0, or -EINVAL for a NULL @info or *@info.
@@ -1145,8 +1177,19 @@ int amdgpu_peer_put(struct amdgpu_peer_mgr *mgr, struct amd_p2p_info **info)
 		release = true;
 		break;
 	case AMDGPU_PEER_IN_CALLBACK:
+		if (reg->put_pending) {
+			/* Put twice: the first put owns the release */
+			atomic_inc(&mgr->stats.unknown_puts);
+			break;
+		}
 		reg->put_pending = true;
-		if (reg->cb_task != current && may_wait) {
+		/*
+		 * Wait for a callback being called, unless from inside a
+		 * callback (its own, or another's, which might wait for this
+		 * thread's in turn). One not called yet will not be.
+		 */
+		if (reg->cb_started && may_wait &&
+		    !amdgpu_peer_in_callback_locked(mgr)) {
 			reg->put_waits = true;
 			wait = true;
 		}

@@ -141,6 +141,11 @@ struct amdgpu_peer_mgr {
 	unsigned int max_tombstones;
 	/** @cbs_running: free callbacks being called; guarded by @lock. */
 	unsigned int cbs_running;
+	/**
+	 * @running: registrations whose free callback is being called;
+	 * guarded by @lock.
+	 */
+	struct list_head running;
 	/** @cb_wq: woken when a callback or a registration finishes. */
 	wait_queue_head_t cb_wq;
 	/**

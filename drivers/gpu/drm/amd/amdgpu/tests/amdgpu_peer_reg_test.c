@@ -68,6 +68,8 @@ struct peer_test_client {
 	/* callback: put from inside */
 	bool put_in_cb;
 	int put_in_cb_ret;
+	/* callback: put another client's registration */
+	struct peer_test_client *put_other;
 	/* the client's own lock, taken around get and in the callback */
 	struct mutex *client_lock;
 	/* callback: the registration's table, read (it must still be there) */
@@ -243,6 +245,8 @@ static void peer_test_cb(void *priv)
 	atomic_inc(&c->callbacks);
 	if (c->put_in_cb)
 		c->put_in_cb_ret = peer_test_put(&c->info);
+	if (c->put_other && c->put_other->info)
+		c->put_in_cb_ret = peer_test_put(&c->put_other->info);
 	if (c->client_lock)
 		mutex_unlock(c->client_lock);
 }
@@ -994,7 +998,7 @@ static void peer_put_waits_for_running_callback(struct kunit *test)
 	struct peer_test_slow *s;
 	int round, r;
 
-	for (round = 0; round < 2; round++) {
+	for (round = 0; round < 3; round++) {
 		/* The backstop worker runs the callback, which blocks */
 		s = peer_test_slow_start(test);
 		if (!round) {
@@ -1007,11 +1011,24 @@ static void peer_put_waits_for_running_callback(struct kunit *test)
 			KUNIT_EXPECT_EQ(test,
 					atomic_read(&ctx->mgr.stats.put_waits), 1);
 		} else {
+			struct amd_p2p_info *again = s->c.info;
+			int unknown = atomic_read(&ctx->mgr.stats.unknown_puts);
+
 			/* As under a spinlock */
 			preempt_disable();
 			r = peer_test_put(&s->c.info);
 			preempt_enable();
 			KUNIT_EXPECT_EQ(test, r, 0);
+			if (round == 2) {
+				/*
+				 * A second put (cxi can put a device MD twice): it
+				 * neither waits nor frees what the first put owns
+				 */
+				KUNIT_EXPECT_EQ(test, peer_test_put(&again), 0);
+				KUNIT_EXPECT_EQ(test,
+						atomic_read(&ctx->mgr.stats.unknown_puts),
+						unknown + 1);
+			}
 			KUNIT_EXPECT_FALSE(test, READ_ONCE(s->finished));
 			KUNIT_EXPECT_EQ(test,
 					atomic_read(&ctx->mgr.stats.put_waits), 1);
@@ -1390,6 +1407,35 @@ static void peer_dev_revoke_unplug(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
 }
 
+/*
+ * A revocation starts every callback of the GPU, then calls them one by
+ * one. A registration put meanwhile, here from the callback of another,
+ * is not called: the client may free its data once the put returned.
+ */
+static void peer_dev_revoke_put_skips_callback(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client a = {}, b = {};
+
+	a.put_other = &b;
+	b.put_other = &a;
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &a), 0);
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 1, &b), 0);
+	amdgpu_peer_dev_revoke(&ctx->gpu);
+	/* Whichever ran first put the other, which was not called */
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.callbacks) + atomic_read(&b.callbacks), 1);
+	KUNIT_EXPECT_EQ(test, a.put_in_cb_ret + b.put_in_cb_ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.callbacks), 1);
+	if (a.info)
+		KUNIT_EXPECT_EQ(test, peer_test_put(&a.info), 0);
+	if (b.info)
+		KUNIT_EXPECT_EQ(test, peer_test_put(&b.info), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[1].pinned), 0);
+}
+
 /* One pin per (object, DMA device, direction). */
 static void peer_pin_per_direction(struct kunit *test)
 {
@@ -1675,6 +1721,7 @@ static struct kunit_case peer_reg_cases[] = {
 	KUNIT_CASE(peer_tombstones_bounded),
 	KUNIT_CASE(peer_dev_invalidate_reset),
 	KUNIT_CASE(peer_dev_revoke_unplug),
+	KUNIT_CASE(peer_dev_revoke_put_skips_callback),
 	KUNIT_CASE(peer_pin_per_direction),
 	KUNIT_CASE(peer_backstop_off_needs_flush),
 	KUNIT_CASE(peer_shared_pin),

@@ -59,7 +59,8 @@ static void rdma_query(struct kunit *test)
 			AMD_RDMA_CAP_FREE_CALLBACK | AMD_RDMA_CAP_PERSISTENT |
 			AMD_RDMA_CAP_PUT_ANY_CONTEXT | AMD_RDMA_CAP_LATE_PUT |
 			AMD_RDMA_CAP_DEVICE_EVENTS |
-			AMD_RDMA_CAP_PUT_WAITS_CALLBACK);
+			(IS_ENABLED(CONFIG_PREEMPT_COUNT) ?
+			 AMD_RDMA_CAP_PUT_WAITS_CALLBACK : 0));
 	/* Nothing pending: returns at once. */
 	amdkfd_rdma_synchronize();
 }
