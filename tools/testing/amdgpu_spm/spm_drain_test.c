@@ -1261,6 +1261,118 @@ static int test_pace(void)
 	t += ms;
 	if (!CHECK(amdgpu_spm_pace_next(&p, t, 64 * SZ_1M, ring, min, idle) == min))
 		return -1;
+	/* A stalled ring waiting for room keeps the period it streamed at */
+	t += 10 * ms;
+	d = amdgpu_spm_pace_next(&p, t, 1600000, ring, min, idle);
+	for (i = 0; i < 60; i++) {
+		t += d;
+		if (!CHECK(amdgpu_spm_pace_hold(&p, t) == d))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- ring mode 3: an RLC that stalls at its read pointer ---- */
+
+/*
+ * The stall rule of the KUnit register model (tests/amdgpu_spm_model.c:
+ * the ring is full when a sample would reach the read pointer), with the
+ * read pointer the worker gives the RLC after each drain.
+ */
+static bool emit_stall(struct txcc *x)
+{
+	u32 size = x->rlc.size;
+	u32 fill = (x->rlc.pos + size - amdgpu_spm_cursor_rdptr(&x->c)) % size;
+
+	if (fill + x->rlc.sample >= size)
+		return false;
+	return spm_rlc_ring_sample(&x->rlc);
+}
+
+/*
+ * A share that fills j bytes into a spill, then an RLC that stalls until
+ * the profiler installs the next buffer: nothing was overwritten, so
+ * nothing may be reported lost, and every line arrives.
+ */
+static int test_stall_in_spill(void)
+{
+	u32 s, runs = 0;
+
+	for (s = 20; s <= 160; s += 7) {
+		u32 sample = s * LINE, pos0, k, j;
+
+		for (j = LINE; ; j += LINE) {
+			struct txcc x;
+			struct tbuf b;
+
+			txcc_init(&x, SZ_64K, GUARD, sample, 3);
+			tbuf_init(&b, SZ_256K, 0);
+			share_start(&x, b.size, 1);
+			while (x.rlc.pos + sample <= SZ_64K - LINE)
+				emit(&x, sample);
+			drain(&x, &b);
+			check_share(&x, &b, 3);
+			pos0 = x.c.rptr;
+			emit(&x, sample);	/* the spill */
+			k = *(u32 *)x.ring;
+			if (k == 0 || j >= k) {
+				tbuf_free(&b);
+				free(x.ring);
+				break;
+			}
+			emit(&x, 2 * sample);
+			/* A share that fills j bytes into the spill */
+			share_start(&x, HDR + (SZ_64K - pos0) + j, 2);
+			drain(&x, &b);
+			check_share(&x, &b, 3);
+			if (!CHECK(x.c.rptr == SZ_64K + j))
+				return -1;
+			while (emit_stall(&x))
+				;
+			share_start(&x, b.size, 3);
+			drain(&x, &b);
+			check_share(&x, &b, 3);
+			runs++;
+			if (!CHECK(x.c.laps == 0) || !CHECK(x.gaps == 0) ||
+			    !CHECK(x.next_seq == x.rlc.seq))
+				return -1;
+			tbuf_free(&b);
+			free(x.ring);
+		}
+	}
+	return CHECK(runs > 100) ? 0 : -1;
+}
+
+/* Random sample sizes, line-granular shares and late swaps, in mode 3 */
+static int test_stall_random(void)
+{
+	u32 run;
+
+	for (run = 0; run < 200; run++) {
+		u32 sample = (20 + rnd() % 180) * LINE, seq = 1, it;
+		struct txcc x;
+		struct tbuf b;
+
+		txcc_init(&x, SZ_64K, GUARD, sample, 4);
+		tbuf_init(&b, SZ_256K, 0);
+		share_start(&x, HDR + (1 + rnd() % 1200) * LINE, seq++);
+		for (it = 0; it < 2000; it++) {
+			u32 n = rnd() % 8;
+
+			while (n-- && emit_stall(&x))
+				;
+			drain(&x, &b);
+			if (rnd() % 3 == 0) {
+				check_share(&x, &b, 4);
+				share_start(&x, HDR + (1 + rnd() % 1200) * LINE, seq++);
+			}
+		}
+		check_share(&x, &b, 4);
+		if (!CHECK(x.c.laps == 0) || !CHECK(x.gaps == 0))
+			return -1;
+		tbuf_free(&b);
+		free(x.ring);
+	}
 	return 0;
 }
 
@@ -1401,6 +1513,8 @@ static const struct {
 	T(test_threaded_exact),
 	T(test_threaded_spill),
 	T(test_pace),
+	T(test_stall_in_spill),
+	T(test_stall_random),
 };
 
 int main(int argc, char **argv)

@@ -707,7 +707,7 @@ static bool spm_hw_step_locked(struct amdgpu_spm_session *s)
 	if (spm_hw_check(s) && s->hw == AMDGPU_SPM_HW_RUNNING) {
 		for (i = 0; i < s->num_xcc; i++)
 			funcs->set_rdptr(adev, s->xcc[i].xcc,
-					 s->xcc[i].cur.rptr % s->xcc[i].cur.size);
+					 amdgpu_spm_cursor_rdptr(&s->xcc[i].cur));
 	}
 out:
 	spm_hw_exit(adev, idx);
@@ -791,13 +791,15 @@ static void spm_use_mm(struct mm_struct **held, struct amdgpu_spm_pin *p)
 
 /*
  * Drain every ring into the current buffer. Returns the most bytes the RLC
- * wrote into one ring since the last drain, for the pacing.
+ * wrote into one ring since the last drain, for the pacing; @held says
+ * whether data stayed in a ring for want of room.
  */
-static u64 spm_drain_locked(struct amdgpu_spm_session *s, u64 now)
+static u64 spm_drain_locked(struct amdgpu_spm_session *s, u64 now, bool *held)
 {
 	unsigned int i;
 	u64 most = 0;
 
+	*held = false;
 	for (i = 0; i < s->num_xcc; i++) {
 		struct amdgpu_spm_xcc *x = &s->xcc[i];
 		u64 before = x->cur.consumed, laps = x->cur.laps;
@@ -810,6 +812,9 @@ static u64 spm_drain_locked(struct amdgpu_spm_session *s, u64 now)
 		s->stats.laps += x->cur.laps - laps;
 		if (s->cur && x->sh.copied == x->sh.cap)
 			s->full = true;
+		/* Only a buffer's share makes room: without one, no hurry */
+		if (s->cur && amdgpu_spm_cursor_pending(&x->cur))
+			*held = true;
 	}
 	return most;
 }
@@ -820,14 +825,14 @@ static void spm_work(struct work_struct *work)
 		container_of(work, struct amdgpu_spm_session, work);
 	struct mm_struct *mm = NULL;
 	u64 now, most, period;
-	bool reached, swapped;
+	bool reached, swapped, held;
 
 	mutex_lock(&s->drain_lock);
 	s->stats.wakeups++;
 
 	spm_use_mm(&mm, s->cur);
 	now = ktime_get_ns();
-	most = spm_drain_locked(s, now);
+	most = spm_drain_locked(s, now, &held);
 
 	swapped = s->swap;
 	if (s->swap) {
@@ -851,14 +856,19 @@ static void spm_work(struct work_struct *work)
 	 */
 	if (swapped && s->cur && s->hw == AMDGPU_SPM_HW_RUNNING &&
 	    s->want == AMDGPU_SPM_HW_RUNNING)
-		spm_drain_locked(s, now);
+		most = max(most, spm_drain_locked(s, now, &held));
 	reached = spm_hw_step_locked(s);
 	spm_headers_locked(s);
 	spm_use_mm(&mm, NULL);
 
-	period = amdgpu_spm_pace_next(&s->pace, now, most, spm_data_size(),
-				      AMDGPU_SPM_MIN_PERIOD_NS,
-				      (u64)max(amdgpu_spm_backstop_ms, 1u) * NSEC_PER_MSEC);
+	/* A ring that stalls while data waits says nothing of the rate */
+	if (held && !most)
+		period = amdgpu_spm_pace_hold(&s->pace, now);
+	else
+		period = amdgpu_spm_pace_next(&s->pace, now, most, spm_data_size(),
+					      AMDGPU_SPM_MIN_PERIOD_NS,
+					      (u64)max(amdgpu_spm_backstop_ms, 1u) *
+					      NSEC_PER_MSEC);
 	if (!reached)
 		period = min_t(u64, period, AMDGPU_SPM_RETRY_NS);
 	s->stats.period_ns = period;

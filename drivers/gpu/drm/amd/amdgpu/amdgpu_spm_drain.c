@@ -149,7 +149,7 @@ static bool spm_sentinel_gone(struct amdgpu_spm_cursor *c)
  * spill (at or past the end of the data) stands for the same offset at the
  * start of the ring, where the RLC went on after the spill.
  */
-static u32 spm_ahead(struct amdgpu_spm_cursor *c, u32 from, u32 to)
+static u32 spm_ahead(const struct amdgpu_spm_cursor *c, u32 from, u32 to)
 {
 	if (from >= c->size)
 		from -= c->size;
@@ -603,6 +603,35 @@ int amdgpu_spm_share_header(struct amdgpu_spm_share *sh,
 }
 
 /**
+ * amdgpu_spm_cursor_rdptr - the read pointer to give the RLC
+ * @c: the cursor
+ *
+ * The offset the RLC may write up to. Inside a spill (the drain stopped
+ * past the end of the data) that is 0, not the offset the spill stands
+ * for: the sentinel is in the last line of the ring, which an RLC that
+ * stalls at its read pointer must not write before the spill is consumed.
+ *
+ * Return: an offset in the ring.
+ */
+u32 amdgpu_spm_cursor_rdptr(const struct amdgpu_spm_cursor *c)
+{
+	return c->rptr >= c->size ? 0 : c->rptr;
+}
+
+/**
+ * amdgpu_spm_cursor_pending - bytes the RLC wrote that are not consumed
+ * @c: the cursor
+ *
+ * As of the last drain: what stayed in the ring for want of room.
+ *
+ * Return: the bytes.
+ */
+u32 amdgpu_spm_cursor_pending(const struct amdgpu_spm_cursor *c)
+{
+	return spm_ahead(c, c->rptr, c->wptr);
+}
+
+/**
  * amdgpu_spm_pace_init - start the adaptive drain period
  * @p: the pace
  * @idle_ns: the period while nothing streams
@@ -612,6 +641,24 @@ void amdgpu_spm_pace_init(struct amdgpu_spm_pace *p, u64 idle_ns)
 	p->rate = 0;
 	p->last_ns = 0;
 	p->period_ns = idle_ns;
+}
+
+/**
+ * amdgpu_spm_pace_hold - the delay until the next drain, while data waits
+ * @p: the pace
+ * @now_ns: the time of this drain
+ *
+ * For a drain that found nothing new while data it had no room for waits
+ * in a ring: an RLC in a ring mode that stalls writes nothing then, which
+ * says nothing about the rate it will stream at once the data is copied.
+ * The rate and the period stay as they were.
+ *
+ * Return: the delay in nanoseconds.
+ */
+u64 amdgpu_spm_pace_hold(struct amdgpu_spm_pace *p, u64 now_ns)
+{
+	p->last_ns = now_ns;
+	return p->period_ns;
 }
 
 /*

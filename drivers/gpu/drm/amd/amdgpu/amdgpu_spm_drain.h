@@ -147,6 +147,8 @@ struct amdgpu_spm_pace {
 void amdgpu_spm_cursor_init(struct amdgpu_spm_cursor *c, void *ring,
 			    u32 size, u32 guard, const u8 *token);
 void amdgpu_spm_cursor_restart(struct amdgpu_spm_cursor *c);
+u32 amdgpu_spm_cursor_rdptr(const struct amdgpu_spm_cursor *c);
+u32 amdgpu_spm_cursor_pending(const struct amdgpu_spm_cursor *c);
 u32 amdgpu_spm_drain_ring(struct amdgpu_spm_cursor *c,
 			  struct amdgpu_spm_share *sh,
 			  struct amdgpu_spm_dst *dst, u64 now_ns);
@@ -161,6 +163,7 @@ int amdgpu_spm_dst_write(struct amdgpu_spm_dst *dst, u32 off,
 			 const void *src, u32 len);
 
 void amdgpu_spm_pace_init(struct amdgpu_spm_pace *p, u64 idle_ns);
+u64 amdgpu_spm_pace_hold(struct amdgpu_spm_pace *p, u64 now_ns);
 u64 amdgpu_spm_pace_next(struct amdgpu_spm_pace *p, u64 now_ns, u64 bytes,
 			 u32 ring_size, u64 min_ns, u64 idle_ns);
 
