@@ -130,7 +130,8 @@ cp -r "$hdr/usr/include/." "$alt/"
 if grep -q 'xcc_info' "$hdr/usr/include/drm/amdgpu_drm.h"; then
 	alt_ver=1.0
 	perl -0pi -e 's/(struct drm_amdgpu_spm_buffer_header \{.*?)union \{.*?\};\s*\};\s*\};/$1__u32 reserved[5];\n};/s;
-		s/^#define AMDGPU_SPM_HDR_(?:[^\n]*\\\n)*[^\n]*\n//mg' "$alt/drm/amdgpu_drm.h"
+		s/^#define AMDGPU_SPM_HDR_(?:[^\n]*\\\n)*[^\n]*\n//mg;
+		s/^#define AMDGPU_SPM_LOSS_[^\n]*\n//mg' "$alt/drm/amdgpu_drm.h"
 else
 	alt_ver=1.1
 	perl -0pi -e 's/(struct drm_amdgpu_spm_buffer_header \{.*?)__u32 reserved\[5\];/$1union {\n\t\t__u32 reserved[5];\n\t\tstruct {\n\t\t\t__u32 xcc_info;\n\t\t\t__u32 seq;\n\t\t\t__u32 start_ns_lo;\n\t\t\t__u32 start_ns_hi;\n\t\t\t__u32 last_us;\n\t\t};\n\t};/s;

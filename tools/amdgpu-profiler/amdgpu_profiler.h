@@ -128,8 +128,11 @@ uint32_t amdgpu_spm_min_buf_size(uint32_t num_shares);
  * @offset: of the header, from the buffer start
  * @data_offset: of the first data byte
  * @bytes: data bytes (the header's bytes_copied)
- * @data_loss: the header's has_data_loss is non-zero
+ * @data_loss: samples were lost: the header's has_data_loss says
+ *	AMDGPU_SPM_LOSS_SAMPLES (1.1), or is non-zero (1.0)
  * @has_info: the header carries the 1.1 words below (else they are 0)
+ * @full: (1.1) the share filled up while data waited in the ring, which
+ *	went on in the next buffer (AMDGPU_SPM_LOSS_FULL); not a loss
  * @seq: per-XCC number of the buffer since ACQUIRE, from 1; a missing
  *	number is a lost buffer
  * @start_ns: CLOCK_MONOTONIC time in ns when the share started
@@ -145,6 +148,7 @@ struct amdgpu_spm_share {
 	uint32_t bytes;
 	bool data_loss;
 	bool has_info;
+	bool full;
 	uint32_t seq;
 	uint64_t start_ns;
 	uint32_t last_us;

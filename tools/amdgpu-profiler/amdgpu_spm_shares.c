@@ -90,9 +90,13 @@ int amdgpu_spm_parse_shares(const void *buf, uint32_t buf_size,
 		s->offset = i * share;
 		s->data_offset = i * share + AMDGPU_SPM_HEADER_SIZE;
 		s->bytes = h.bytes_copied;
-		s->data_loss = h.has_data_loss != 0;
+		/* 1.1 tells a full share (data kept for the next) from loss */
+		s->data_loss = version_has_info(version) ?
+			       (h.has_data_loss & AMDGPU_SPM_LOSS_SAMPLES) != 0 :
+			       h.has_data_loss != 0;
 		if (version_has_info(version)) {
 			s->has_info = true;
+			s->full = (h.has_data_loss & AMDGPU_SPM_LOSS_FULL) != 0;
 			s->xcc = AMDGPU_SPM_HDR_XCC(h.xcc_info);
 			s->seq = h.seq;
 			s->start_ns = (uint64_t)h.start_ns_hi << 32 |

@@ -62,6 +62,15 @@
 	(((uint32_t)(xcc) & 0xffu) | ((uint32_t)(num) & 0xffu) << 8 | \
 	 ((uint32_t)(share) & 0xffu) << 16)
 #endif
+/*
+ * Bits of has_data_loss as uAPI 1.1 defines them: bit 0 samples lost, bit 1
+ * the share filled up while data waited in the ring (it went on in the next
+ * buffer). A 1.0 kernel only says non-zero.
+ */
+#ifndef AMDGPU_SPM_LOSS_SAMPLES
+#define AMDGPU_SPM_LOSS_SAMPLES		(1u << 0)
+#define AMDGPU_SPM_LOSS_FULL		(1u << 1)
+#endif
 /* Bits 24-31, zero in 1.1 (internal: not a uAPI name). */
 #define AMDGPU_SPM_HDR_INFO_RESERVED(info)	((uint32_t)(info) >> 24)
 

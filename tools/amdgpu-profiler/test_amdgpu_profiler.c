@@ -292,6 +292,19 @@ static void test_parse_1_1(void)
 	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION_1_1, s) == 0);
 	CHECK(s[0].last_us == 0xffffffffu);
 
+	/* has_data_loss: a full share is not a loss; lost samples are. */
+	memcpy(&h, buf, sizeof(h));
+	h.has_data_loss = AMDGPU_SPM_LOSS_FULL;
+	memcpy(buf, &h, sizeof(h));
+	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION_1_1, s) == 0);
+	CHECK(s[0].full && !s[0].data_loss);
+	h.has_data_loss = AMDGPU_SPM_LOSS_FULL | AMDGPU_SPM_LOSS_SAMPLES;
+	memcpy(buf, &h, sizeof(h));
+	CHECK(amdgpu_spm_parse_shares(buf, size, 2, VERSION_1_1, s) == 0);
+	CHECK(s[0].full && s[0].data_loss);
+	h.has_data_loss = 0;
+	memcpy(buf, &h, sizeof(h));
+
 	/* A later 1.x minor keeps the 1.1 words. */
 	for (i = 0; i < 4; i++)
 		put_share_1_1(buf, size, 4, i, i, 64, 1, t0, 1);

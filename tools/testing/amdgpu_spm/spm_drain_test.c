@@ -411,7 +411,7 @@ static int test_full_share_and_no_buffer(void)
 	emit(&x, 8 * LINE);
 	if (!CHECK(drain(&x, &b) == 8 * LINE))
 		return -1;
-	if (!CHECK(x.sh.copied == 4 * LINE && x.sh.loss))
+	if (!CHECK(x.sh.copied == 4 * LINE && x.sh.full && !x.sh.loss))
 		return -1;
 	/* The read pointer stops after the last line copied */
 	if (!CHECK(x.c.rptr == 4 * LINE && x.c.consumed == 4 * LINE))
@@ -479,8 +479,8 @@ static int test_fill_mid_drain(void)
 			return -1;
 		if (!CHECK(x.sh.copied == want * LINE))
 			return -1;
-		/* Loss flagged exactly when data was left in the ring */
-		if (!CHECK(x.sh.loss == left))
+		/* Full flagged exactly when data was left in the ring */
+		if (!CHECK(x.sh.full == left && !x.sh.loss))
 			return -1;
 		if (!CHECK(check_share(&x, &b[0], 1) == 0))
 			return -1;
@@ -519,7 +519,8 @@ static int full_lap_run(u32 guard, bool swap_first)
 	share_start(&x, b[0].size, 1);
 	emit(&x, SZ_64K / 2);
 	drain(&x, &b[0]);
-	if (!CHECK(x.sh.copied == x.sh.cap && x.sh.loss && x.c.laps == 0))
+	if (!CHECK(x.sh.copied == x.sh.cap && x.sh.full && !x.sh.loss &&
+		   x.c.laps == 0))
 		return -1;
 	if (swap_first) {
 		/* The next buffer is there before the lap is seen */
@@ -615,7 +616,7 @@ static int mid_wrap_run(u32 guard, bool more)
 			drain(&x, &b);
 			if (!CHECK(x.sh.copied == min(left, room * LINE)))
 				return -1;
-			if (!CHECK(x.sh.loss == (left > room * LINE)))
+			if (!CHECK(x.sh.full == (left > room * LINE) && !x.sh.loss))
 				return -1;
 			if (!CHECK(check_share(&x, &b, 6) == 0))
 				return -1;
@@ -748,7 +749,8 @@ static int test_blind_discards(void)
 	share_start(&x, full.size, 1);
 	emit(&x, 8 * LINE);
 	drain(&x, &full);
-	if (!CHECK(x.sh.copied == LINE && x.sh.loss && pending(&x) == 7 * LINE))
+	if (!CHECK(x.sh.copied == LINE && x.sh.full && !x.sh.loss &&
+		   pending(&x) == 7 * LINE))
 		return -1;
 	/* As spm_go_blind() leaves it: one more lap of the ring */
 	x.c.blind_until = x.c.consumed + SZ_64K + GUARD + LINE;
@@ -836,6 +838,18 @@ static int test_header(void)
 	if (!CHECK(h->last_us == 2500))
 		return -1;
 	if (!CHECK(check_share(&x, &b, 5) == 0))
+		return -1;
+	/* has_data_loss says which: a full share, lost samples, both */
+	x.sh.full = true;
+	amdgpu_spm_share_header(&x.sh, &b.dst, (1 << 24) | 1);
+	if (!CHECK(h->has_data_loss == AMDGPU_SPM_LOSS_FULL))
+		return -1;
+	x.sh.loss = true;
+	amdgpu_spm_share_header(&x.sh, &b.dst, (1 << 24) | 1);
+	if (!CHECK(h->has_data_loss == (AMDGPU_SPM_LOSS_FULL | AMDGPU_SPM_LOSS_SAMPLES)))
+		return -1;
+	x.sh.full = false;
+	if (!CHECK(amdgpu_spm_share_loss(&x.sh) == AMDGPU_SPM_LOSS_SAMPLES))
 		return -1;
 	tbuf_free(&b);
 	free(x.ring);
@@ -1087,7 +1101,7 @@ static int random_run(u32 guard, int rounds, bool small)
 		if (x.c.laps == laps && x.sh.cap && x.sh.copied < x.sh.cap)
 			if (!CHECK(!pending(&x)))
 				return -1;
-		if (pending(&x) && x.c.laps == laps && !CHECK(x.sh.loss))
+		if (pending(&x) && x.c.laps == laps && !CHECK(x.sh.loss || x.sh.full))
 			return -1;
 		if (rnd() % 5 == 0 || x.sh.copied == x.sh.cap) {
 			u32 share = b[0].size;

@@ -68,6 +68,10 @@ int main(void)
 	NUM(AMDGPU_SPM_HDR_NUM_SHARES(0x00070805u));
 	printf("1.1 ");
 	NUM(AMDGPU_SPM_HDR_SHARE(0x00070805u));
+	printf("1.1 ");
+	NUM(AMDGPU_SPM_LOSS_SAMPLES);
+	printf("1.1 ");
+	NUM(AMDGPU_SPM_LOSS_FULL);
 #endif
 	return 0;
 }

@@ -175,7 +175,7 @@ struct amdgpu_spm_xcc {
  * @next: buffer to install, see @swap.
  * @swap: SET_DEST_BUF asks the worker to retire @cur and install @next.
  * @retired_bytes: data bytes in the buffer the last swap retired.
- * @retired_loss: that buffer lost data.
+ * @retired_loss: the OR of its shares' has_data_loss bits.
  * @full: a share of @cur is full; read by waiters with READ_ONCE().
  * @hw: the state the hardware is known to be in; read by release with
  *	READ_ONCE().
@@ -205,7 +205,7 @@ struct amdgpu_spm_session {
 	struct amdgpu_spm_pin *next;
 	bool swap;
 	u32 retired_bytes;
-	bool retired_loss;
+	u32 retired_loss;
 	bool full;
 	enum amdgpu_spm_hw hw;
 	enum amdgpu_spm_hw want;
@@ -756,12 +756,12 @@ static void spm_retire_locked(struct amdgpu_spm_session *s)
 {
 	unsigned int i;
 	u32 bytes = 0;
-	bool loss = false;
+	u32 loss = 0;
 
 	spm_headers_locked(s);
 	for (i = 0; i < s->num_xcc; i++) {
 		bytes += s->xcc[i].sh.copied;
-		loss |= s->xcc[i].sh.loss;
+		loss |= amdgpu_spm_share_loss(&s->xcc[i].sh);
 	}
 	s->retired_bytes = bytes;
 	s->retired_loss = loss;
@@ -856,7 +856,7 @@ static void spm_work(struct work_struct *work)
 	 */
 	if (swapped && s->cur && s->hw == AMDGPU_SPM_HW_RUNNING &&
 	    s->want == AMDGPU_SPM_HW_RUNNING)
-		most = max(most, spm_drain_locked(s, now, &held));
+		most = max(most, spm_drain_locked(s, ktime_get_ns(), &held));
 	reached = spm_hw_step_locked(s);
 	spm_headers_locked(s);
 	spm_use_mm(&mm, NULL);

@@ -49,10 +49,11 @@
  * in the ring: the read pointer, and the sentinel with it, stop after the
  * last line copied, and the next drain, normally into the next buffer,
  * goes on exactly there. With no buffer installed nothing is copied and
- * everything stays. Either way the share's loss flag is set, as ROCm's
- * kfd_spm.c sets has_data_loss as a hint for a full buffer: in a ring mode
- * that stalls, the RLC stops sampling while the ring is full, which the
- * drain cannot see. If the RLC laps what was left in the ring, the
+ * everything stays. A full share says so (&amdgpu_spm_share.full, the
+ * %AMDGPU_SPM_LOSS_FULL bit of has_data_loss), as ROCm's kfd_spm.c sets
+ * has_data_loss as a hint for a full buffer: in a ring mode that stalls,
+ * the RLC stops sampling while the ring is full, which the drain cannot
+ * see. Data that comes while no buffer is installed counts as lost. If the RLC laps what was left in the ring, the
  * sentinel catches it as any lap, and the loss goes to the share that is
  * current then. The drain drops data without copying it only while it does
  * not trust the ring: after a lap, until the RLC has gone round it once
@@ -391,8 +392,8 @@ static void spm_drop_wrap(struct amdgpu_spm_cursor *c,
 /**
  * amdgpu_spm_drain_ring - copy what the RLC wrote since the last drain
  * @c: the ring's cursor
- * @sh: the share the data goes to; its loss flag is set for lost data, and
- *	for data left in the ring because the share had no room
+ * @sh: the share the data goes to; its loss flag is set for lost data, its
+ *	full flag for data left in the ring because the share had no room
  * @dst: the destination buffer of @sh, or NULL when there is none (the
  *	data then stays in the ring, as for a full share)
  * @now_ns: the current CLOCK_MONOTONIC time, recorded in @sh
@@ -401,7 +402,7 @@ static void spm_drop_wrap(struct amdgpu_spm_cursor *c,
  * pointer, copies the new data (the spill included) in stream order as far
  * as the share has room, and moves the read pointer, the sentinel and the
  * guard past what it copied. What does not fit stays in the ring for the
- * next share, and sets the loss flag of this one. Only data that cannot be
+ * next share, and sets the full flag of this one. Only data that cannot be
  * trusted (after a lap, see &amdgpu_spm_cursor.blind_until) is consumed
  * without being copied. A write pointer the RLC cannot have written (past
  * the data or not line-aligned) counts as loss and is not followed. Data
@@ -493,7 +494,10 @@ u32 amdgpu_spm_drain_ring(struct amdgpu_spm_cursor *c,
 stop:
 	if (pos == r) {
 		/* Nothing taken: no room, no buffer, or its write failed */
-		sh->loss = true;
+		if (dst)
+			sh->full = true;
+		else
+			sh->loss = true;
 		sh->dirty = true;
 		return written;
 	}
@@ -527,7 +531,7 @@ stop:
 	}
 	if (pos != w) {
 		/* No more room (or a write failed): the rest stays in the ring */
-		sh->loss = true;
+		sh->full = true;
 		sh->dirty = true;
 	}
 	if (c->blind_until && c->consumed >= c->blind_until)
@@ -571,6 +575,20 @@ void amdgpu_spm_share_init(struct amdgpu_spm_share *sh, u32 share_size,
 }
 
 /**
+ * amdgpu_spm_share_loss - the has_data_loss word of a share
+ * @sh: the share
+ *
+ * Return: %AMDGPU_SPM_LOSS_SAMPLES if samples were lost,
+ * %AMDGPU_SPM_LOSS_FULL if the share filled up with data left in the ring,
+ * both, or 0.
+ */
+u32 amdgpu_spm_share_loss(const struct amdgpu_spm_share *sh)
+{
+	return (sh->loss ? AMDGPU_SPM_LOSS_SAMPLES : 0) |
+	       (sh->full ? AMDGPU_SPM_LOSS_FULL : 0);
+}
+
+/**
  * amdgpu_spm_share_header - write the header of a share
  * @sh: the share
  * @dst: its buffer
@@ -584,7 +602,7 @@ int amdgpu_spm_share_header(struct amdgpu_spm_share *sh,
 	struct drm_amdgpu_spm_buffer_header hdr = {
 		.version = version,
 		.bytes_copied = sh->copied,
-		.has_data_loss = sh->loss,
+		.has_data_loss = amdgpu_spm_share_loss(sh),
 		.xcc_info = sh->xcc_info,
 		.seq = sh->seq,
 		.start_ns_lo = lower_32_bits(sh->start_ns),

@@ -74,6 +74,8 @@ struct amdgpu_spm_dst {
  * @cap: data bytes the share can hold (after its header).
  * @copied: data bytes copied into it.
  * @loss: samples of this XCC were lost while the share was current.
+ * @full: the share filled up while more data waited in the ring; that data
+ *	stays there for the next share.
  * @dirty: its header has not been written since it changed.
  * @xcc_info: the header's xcc_info word (logical XCC, shares, index).
  * @seq: the header's buffer sequence number.
@@ -85,6 +87,7 @@ struct amdgpu_spm_share {
 	u32 cap;
 	u32 copied;
 	bool loss;
+	bool full;
 	bool dirty;
 	u32 xcc_info;
 	u32 seq;
@@ -154,6 +157,7 @@ u32 amdgpu_spm_drain_ring(struct amdgpu_spm_cursor *c,
 			  struct amdgpu_spm_dst *dst, u64 now_ns);
 
 u32 amdgpu_spm_share_size(u32 buf_size, u32 num_shares);
+u32 amdgpu_spm_share_loss(const struct amdgpu_spm_share *sh);
 void amdgpu_spm_share_init(struct amdgpu_spm_share *sh, u32 share_size,
 			   u32 index, u32 num_shares, u32 xcc, u32 seq,
 			   u64 now_ns);

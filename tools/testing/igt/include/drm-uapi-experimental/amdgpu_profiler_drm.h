@@ -64,6 +64,10 @@ struct drm_amdgpu_spm_buffer_header {
 #define AMDGPU_SPM_HDR_XCC_INFO(xcc, num, share) \
 	((xcc) | (num) << 8 | (share) << 16)
 
+/* Bits of the has_data_loss words (interface 1.1) */
+#define AMDGPU_SPM_LOSS_SAMPLES			(1u << 0)
+#define AMDGPU_SPM_LOSS_FULL			(1u << 1)
+
 /* Profiler operations, &drm_amdgpu_profiler_args.op */
 #define AMDGPU_PROFILER_OP_GET_VER	1
 #define AMDGPU_PROFILER_OP_SPM		2

@@ -901,7 +901,8 @@ static void spm_no_buffer_loss_goes_to_next(struct kunit *test)
 	spm_env_read_header(test, buf, 0, &hdr);
 	KUNIT_EXPECT_EQ(test, hdr.has_data_loss, 0);
 	spm_env_read_header(test, buf, SZ_2K, &hdr);
-	KUNIT_EXPECT_NE(test, hdr.has_data_loss, 0);
+	/* Lost, not a full share */
+	KUNIT_EXPECT_EQ(test, hdr.has_data_loss, AMDGPU_SPM_LOSS_SAMPLES);
 	/* Nothing of what was in the ring before the start */
 	KUNIT_EXPECT_EQ(test, hdr.bytes_copied, 0);
 	KUNIT_EXPECT_NE(test, out.has_data_loss, 0);
@@ -1022,10 +1023,11 @@ static void spm_full_share_rest_goes_to_next(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, b[1], size, 5000, &out), 0);
 	/* Woken by the full share, long before the timeout */
 	KUNIT_EXPECT_GT(test, out.timeout, 1000);
-	KUNIT_EXPECT_NE(test, out.has_data_loss, 0);
+	/* Full, nothing lost */
+	KUNIT_EXPECT_EQ(test, out.has_data_loss, AMDGPU_SPM_LOSS_FULL);
 	KUNIT_EXPECT_EQ(test, out.bytes_copied, cap + 2 * SAMPLE);
 	spm_env_read_header(test, b[0], 0, &h);
-	KUNIT_EXPECT_NE(test, h.has_data_loss, 0);
+	KUNIT_EXPECT_EQ(test, h.has_data_loss, AMDGPU_SPM_LOSS_FULL);
 	spm_env_read_header(test, b[0], share, &h);
 	KUNIT_EXPECT_EQ(test, h.has_data_loss, 0);
 	expect_lines(test, b[0], 0, 0, 0, cap / LINE);
@@ -1050,9 +1052,10 @@ static void spm_full_share_rest_goes_to_next(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, spm_model_emit(e->m, 0, 3 * SZ_64K), 3 * SZ_64K);
 	msleep(50);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
-	KUNIT_EXPECT_NE(test, out.has_data_loss, 0);
+	KUNIT_EXPECT_TRUE(test, out.has_data_loss & AMDGPU_SPM_LOSS_SAMPLES);
 	spm_env_read_header(test, b[0], 0, &h);
-	KUNIT_EXPECT_NE(test, h.has_data_loss, 0);
+	/* The lap lost samples */
+	KUNIT_EXPECT_TRUE(test, h.has_data_loss & AMDGPU_SPM_LOSS_SAMPLES);
 	/* What it got after the lap is valid and in order */
 	c.next = (20 * SAMPLE + cap) / LINE;
 	spm_model_check_share(test, b[0], 0, h.bytes_copied, 0, &c);
