@@ -53,11 +53,12 @@
  * %AMDGPU_SPM_LOSS_FULL bit of has_data_loss), as ROCm's kfd_spm.c sets
  * has_data_loss as a hint for a full buffer: in a ring mode that stalls,
  * the RLC stops sampling while the ring is full, which the drain cannot
- * see. Data that comes while no buffer is installed counts as lost. If the RLC laps what was left in the ring, the
- * sentinel catches it as any lap, and the loss goes to the share that is
- * current then. The drain drops data without copying it only while it does
- * not trust the ring: after a lap, until the RLC has gone round it once
- * more (&amdgpu_spm_cursor.blind_until).
+ * see. Data that comes while no buffer is installed counts as lost. If
+ * the RLC laps what was left in the ring, the sentinel catches it as any
+ * lap, and the loss goes to the share that is current then. The drain
+ * drops data without copying it only while it does not trust the ring:
+ * after a lap, until the RLC has gone round it once more
+ * (&amdgpu_spm_cursor.blind_until).
  *
  * A drain may stop anywhere in a wrap: in [r, size), in the spill, or in
  * [k, w) (r the read pointer, k the spill's length, w the write pointer).
