@@ -11,8 +11,8 @@ grep -E '^\s*# [a-z_]*bench[a-z_0-9]*: ' "$BUILD/kunit.raw" | sed 's/^\s*# /  /'
 grep -E '^\s*(not )?ok [0-9]+ [a-z_]*bench' "$BUILD/kunit.raw" | sed 's/^\s*/  /'
 # The drain core natively (-O2, no sanitizer): no emulator between it and
 # the numbers.
+# Installed again every time: the series may have changed the uAPI.
 hdr=$BUILD/uapi
-[ -f "$hdr/usr/include/drm/amdgpu_drm.h" ] ||
-	make -s -C "$KTREE" O="$hdr" ARCH=x86_64 headers_install INSTALL_HDR_PATH="$hdr/usr" > /dev/null
+make -s -C "$KTREE" O="$hdr" ARCH=x86_64 headers_install INSTALL_HDR_PATH="$hdr/usr" > /dev/null
 make -s -C "$KTREE/tools/testing/amdgpu_spm" UAPI_INCLUDE="$hdr/usr/include" bench |
 	sed 's/^/  /'
