@@ -1315,8 +1315,9 @@ static void cxi_exit_put_races_callback(struct kunit *test)
 	mutex_lock(&md->ac_mutex);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(cxi_exit_vm_fn, x,
 						    "cxi-exit")));
-	for (i = 0; i < 5000 && !READ_ONCE(md->in_cb); i++)
-		usleep_range(100, 200);
+	/* Emulated, instrumented and loaded, the teardown can take a while */
+	for (i = 0; i < 10000 && !READ_ONCE(md->in_cb); i++)
+		usleep_range(1000, 2000);
 	KUNIT_ASSERT_TRUE(test, READ_ONCE(md->in_cb));
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(md->cleanup_done));
 	cxi_unmap_locked(md);
