@@ -1097,14 +1097,10 @@ unsigned int amdgpu_peer_invalidate(struct amdgpu_peer_owner *owner,
 	return n;
 }
 
-/*
- * Whether a put may wait for a callback. Without CONFIG_PREEMPT_COUNT
- * atomic context cannot be told apart, and a put never waits.
- */
+/* Whether this put may wait for a callback: see AMDGPU_PEER_PUT_CAN_WAIT */
 static bool amdgpu_peer_put_may_wait(void)
 {
-	return IS_ENABLED(CONFIG_PREEMPT_COUNT) && preemptible() &&
-	       !in_interrupt();
+	return AMDGPU_PEER_PUT_CAN_WAIT && preemptible() && !in_interrupt();
 }
 
 /* Whether the current thread is inside a free callback of @mgr's */

@@ -70,6 +70,13 @@ struct amdgpu_peer_pin_ops {
 		      struct sg_table *sgt);
 };
 
+/*
+ * Whether amdgpu_peer_put() can ever wait for a callback running on
+ * another thread: without CONFIG_PREEMPT_COUNT atomic context cannot be
+ * told apart, and a put never waits.
+ */
+#define AMDGPU_PEER_PUT_CAN_WAIT	IS_ENABLED(CONFIG_PREEMPT_COUNT)
+
 /**
  * struct amdgpu_peer_stats - counters for tests and benchmarks
  * @pins: pins (and DMA mappings) created by &amdgpu_peer_pin_ops.pin
