@@ -825,17 +825,17 @@ static int test_header(void)
 		return -1;
 	if (!CHECK(h->bytes_copied == 8 * LINE && !h->has_data_loss))
 		return -1;
-	if (!CHECK(AMDGPU_SPM_HDR_XCC(h->xcc_info) == 5))
+	if (!CHECK(AMDGPU_SPM_HDR_XCC(h->info.xcc_info) == 5))
 		return -1;
-	if (!CHECK(AMDGPU_SPM_HDR_NUM_SHARES(h->xcc_info) == 3))
+	if (!CHECK(AMDGPU_SPM_HDR_NUM_SHARES(h->info.xcc_info) == 3))
 		return -1;
-	if (!CHECK(AMDGPU_SPM_HDR_SHARE(h->xcc_info) == 2))
+	if (!CHECK(AMDGPU_SPM_HDR_SHARE(h->info.xcc_info) == 2))
 		return -1;
-	if (!CHECK(h->seq == 42))
+	if (!CHECK(h->info.seq == 42))
 		return -1;
-	if (!CHECK(((u64)h->start_ns_hi << 32 | h->start_ns_lo) == t0))
+	if (!CHECK(((u64)h->info.start_ns_hi << 32 | h->info.start_ns_lo) == t0))
 		return -1;
-	if (!CHECK(h->last_us == 2500))
+	if (!CHECK(h->info.last_us == 2500))
 		return -1;
 	if (!CHECK(check_share(&x, &b, 5) == 0))
 		return -1;

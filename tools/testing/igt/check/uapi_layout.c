@@ -51,15 +51,15 @@ int main(void)
 	OFF(drm_amdgpu_profiler_args, data.spm);
 #ifdef AMDGPU_SPM_HDR_XCC_INFO
 	printf("1.1 ");
-	OFF(drm_amdgpu_spm_buffer_header, xcc_info);
+	OFF(drm_amdgpu_spm_buffer_header, info.xcc_info);
 	printf("1.1 ");
-	OFF(drm_amdgpu_spm_buffer_header, seq);
+	OFF(drm_amdgpu_spm_buffer_header, info.seq);
 	printf("1.1 ");
-	OFF(drm_amdgpu_spm_buffer_header, start_ns_lo);
+	OFF(drm_amdgpu_spm_buffer_header, info.start_ns_lo);
 	printf("1.1 ");
-	OFF(drm_amdgpu_spm_buffer_header, start_ns_hi);
+	OFF(drm_amdgpu_spm_buffer_header, info.start_ns_hi);
 	printf("1.1 ");
-	OFF(drm_amdgpu_spm_buffer_header, last_us);
+	OFF(drm_amdgpu_spm_buffer_header, info.last_us);
 	printf("1.1 ");
 	NUM(AMDGPU_SPM_HDR_XCC_INFO(0xa5, 8, 7));
 	printf("1.1 ");

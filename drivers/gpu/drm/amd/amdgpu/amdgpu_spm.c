@@ -720,7 +720,8 @@ static void spm_install_locked(struct amdgpu_spm_session *s,
 			       struct amdgpu_spm_pin *p)
 {
 	u32 share = p ? amdgpu_spm_share_size(p->size, s->num_xcc) : 0;
-	u64 now = ktime_get_ns();
+	/* The clock of the share headers: see drm_amdgpu_spm_header_info */
+	u64 now = ktime_get_boottime_ns();
 	unsigned int i;
 
 	lockdep_assert_held(&s->drain_lock);
@@ -831,8 +832,9 @@ static void spm_work(struct work_struct *work)
 	s->stats.wakeups++;
 
 	spm_use_mm(&mm, s->cur);
+	/* Pacing runs on CLOCK_MONOTONIC, the share headers on CLOCK_BOOTTIME */
 	now = ktime_get_ns();
-	most = spm_drain_locked(s, now, &held);
+	most = spm_drain_locked(s, ktime_get_boottime_ns(), &held);
 
 	swapped = s->swap;
 	if (s->swap) {
@@ -856,7 +858,7 @@ static void spm_work(struct work_struct *work)
 	 */
 	if (swapped && s->cur && s->hw == AMDGPU_SPM_HW_RUNNING &&
 	    s->want == AMDGPU_SPM_HW_RUNNING)
-		most = max(most, spm_drain_locked(s, ktime_get_ns(), &held));
+		most = max(most, spm_drain_locked(s, ktime_get_boottime_ns(), &held));
 	reached = spm_hw_step_locked(s);
 	spm_headers_locked(s);
 	spm_use_mm(&mm, NULL);

@@ -397,7 +397,7 @@ static void spm_drop_wrap(struct amdgpu_spm_cursor *c,
  *	full flag for data left in the ring because the share had no room
  * @dst: the destination buffer of @sh, or NULL when there is none (the
  *	data then stays in the ring, as for a full share)
- * @now_ns: the current CLOCK_MONOTONIC time, recorded in @sh
+ * @now_ns: the current CLOCK_BOOTTIME time, recorded in @sh
  *
  * Reads the write pointer, checks that the RLC did not lap the read
  * pointer, copies the new data (the spill included) in stream order as far
@@ -560,7 +560,7 @@ u32 amdgpu_spm_share_size(u32 buf_size, u32 num_shares)
  * @num_shares: shares in the buffer
  * @xcc: logical XCC whose data the share holds
  * @seq: the buffer's sequence number for that XCC
- * @now_ns: the time the buffer is installed
+ * @now_ns: the CLOCK_BOOTTIME time the buffer is installed
  */
 void amdgpu_spm_share_init(struct amdgpu_spm_share *sh, u32 share_size,
 			   u32 index, u32 num_shares, u32 xcc, u32 seq,
@@ -604,16 +604,19 @@ int amdgpu_spm_share_header(struct amdgpu_spm_share *sh,
 		.version = version,
 		.bytes_copied = sh->copied,
 		.has_data_loss = amdgpu_spm_share_loss(sh),
-		.xcc_info = sh->xcc_info,
-		.seq = sh->seq,
-		.start_ns_lo = lower_32_bits(sh->start_ns),
-		.start_ns_hi = upper_32_bits(sh->start_ns),
+		.info = {
+			.xcc_info = sh->xcc_info,
+			.seq = sh->seq,
+			.start_ns_lo = lower_32_bits(sh->start_ns),
+			.start_ns_hi = upper_32_bits(sh->start_ns),
+		},
 	};
 	int r;
 
 	if (sh->last_ns > sh->start_ns)
-		hdr.last_us = min_t(u64, div_u64(sh->last_ns - sh->start_ns,
-						 NSEC_PER_USEC), U32_MAX);
+		hdr.info.last_us = min_t(u64, div_u64(sh->last_ns - sh->start_ns,
+						      NSEC_PER_USEC),
+					 U32_MAX);
 	r = amdgpu_spm_dst_write(dst, sh->off, &hdr, sizeof(hdr));
 	if (r)
 		sh->loss = true;

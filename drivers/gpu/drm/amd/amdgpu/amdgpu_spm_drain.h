@@ -79,8 +79,8 @@ struct amdgpu_spm_dst {
  * @dirty: its header has not been written since it changed.
  * @xcc_info: the header's xcc_info word (logical XCC, shares, index).
  * @seq: the header's buffer sequence number.
- * @start_ns: CLOCK_MONOTONIC time the share was installed.
- * @last_ns: time data was last copied into it, 0 if never.
+ * @start_ns: CLOCK_BOOTTIME time the share was installed.
+ * @last_ns: CLOCK_BOOTTIME time data was last copied into it, 0 if never.
  */
 struct amdgpu_spm_share {
 	u32 off;

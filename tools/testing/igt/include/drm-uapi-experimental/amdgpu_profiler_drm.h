@@ -41,23 +41,25 @@ struct drm_amdgpu_spm_args {
 	__u32 reserved[9];
 };
 
+struct drm_amdgpu_spm_header_info {
+	__u32 xcc_info;
+	__u32 seq;
+	__u32 start_ns_lo;
+	__u32 start_ns_hi;
+	__u32 last_us;
+};
+
 struct drm_amdgpu_spm_buffer_header {
 	__u32 version;
 	__u32 bytes_copied;
 	__u32 has_data_loss;
 	union {
 		__u32 reserved[5];
-		struct {
-			__u32 xcc_info;
-			__u32 seq;
-			__u32 start_ns_lo;
-			__u32 start_ns_hi;
-			__u32 last_us;
-		};
+		struct drm_amdgpu_spm_header_info info;
 	};
 };
 
-/* &drm_amdgpu_spm_buffer_header.xcc_info (interface 1.1) */
+/* &drm_amdgpu_spm_header_info.xcc_info (interface 1.1) */
 #define AMDGPU_SPM_HDR_XCC(info)		((info) & 0xff)
 #define AMDGPU_SPM_HDR_NUM_SHARES(info)		(((info) >> 8) & 0xff)
 #define AMDGPU_SPM_HDR_SHARE(info)		(((info) >> 16) & 0xff)

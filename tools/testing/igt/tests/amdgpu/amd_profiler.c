@@ -50,8 +50,8 @@ static_assert(offsetof(struct drm_amdgpu_profiler_args, data) == 8,
 	      "profiler args data offset");
 static_assert(offsetof(struct drm_amdgpu_spm_args, reserved) == 28,
 	      "spm args reserved offset");
-static_assert(offsetof(struct drm_amdgpu_spm_buffer_header, xcc_info) == 12 &&
-	      offsetof(struct drm_amdgpu_spm_buffer_header, last_us) == 28,
+static_assert(offsetof(struct drm_amdgpu_spm_buffer_header, info.xcc_info) == 12 &&
+	      offsetof(struct drm_amdgpu_spm_buffer_header, info.last_us) == 28,
 	      "1.1 share header words overlay reserved[5]");
 
 #define SPM_LINE		32u
@@ -174,12 +174,12 @@ static double elapsed_ms(struct timespec *start)
 	return igt_nsec_elapsed(start) / 1e6;
 }
 
-/* The kernel stamps shares with CLOCK_MONOTONIC (igt_gettime() may not). */
-static uint64_t monotonic_ns(void)
+/* The kernel stamps shares with CLOCK_BOOTTIME (interface 1.1). */
+static uint64_t boottime_ns(void)
 {
 	struct timespec ts;
 
-	igt_assert_eq(clock_gettime(CLOCK_MONOTONIC, &ts), 0);
+	igt_assert_eq(clock_gettime(CLOCK_BOOTTIME, &ts), 0);
 	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
@@ -223,9 +223,9 @@ static int consistent_layouts(const void *buf, uint32_t buf_size,
 			ok = h.version == version &&
 			     h.bytes_copied <= share - sizeof(h);
 			if (has_share_info(version)) {
-				ok = ok && AMDGPU_SPM_HDR_SHARE(h.xcc_info) == i &&
-				     AMDGPU_SPM_HDR_NUM_SHARES(h.xcc_info) == n &&
-				     !(h.xcc_info >> 24) && h.seq;
+				ok = ok && AMDGPU_SPM_HDR_SHARE(h.info.xcc_info) == i &&
+				     AMDGPU_SPM_HDR_NUM_SHARES(h.info.xcc_info) == n &&
+				     !(h.info.xcc_info >> 24) && h.info.seq;
 			} else {
 				for (int w = 0; w < 5; w++)
 					ok = ok && !h.reserved[w];
@@ -742,31 +742,31 @@ static void check_share_words(const void *buf, uint32_t seq, uint64_t inst0,
 	int last_xcc = -1;
 
 	memcpy(&h, buf, sizeof(h));
-	n = AMDGPU_SPM_HDR_NUM_SHARES(h.xcc_info);
+	n = AMDGPU_SPM_HDR_NUM_SHARES(h.info.xcc_info);
 	igt_assert_f(n >= 1 && n <= SPM_MAX_XCC, "%u shares\n", n);
 	share = share_size(SPM_BUF_SIZE, n);
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t start;
 
 		memcpy(&h, (const char *)buf + (size_t)i * share, sizeof(h));
-		start = (uint64_t)h.start_ns_hi << 32 | h.start_ns_lo;
+		start = (uint64_t)h.info.start_ns_hi << 32 | h.info.start_ns_lo;
 		igt_debug("share %u: XCC %u, seq %u, %u bytes, +%u us\n", i,
-			  AMDGPU_SPM_HDR_XCC(h.xcc_info), h.seq,
-			  h.bytes_copied, h.last_us);
-		igt_assert_eq_u32(AMDGPU_SPM_HDR_SHARE(h.xcc_info), i);
-		igt_assert_eq_u32(AMDGPU_SPM_HDR_NUM_SHARES(h.xcc_info), n);
-		igt_assert_eq_u32(h.xcc_info >> 24, 0);
+			  AMDGPU_SPM_HDR_XCC(h.info.xcc_info), h.info.seq,
+			  h.bytes_copied, h.info.last_us);
+		igt_assert_eq_u32(AMDGPU_SPM_HDR_SHARE(h.info.xcc_info), i);
+		igt_assert_eq_u32(AMDGPU_SPM_HDR_NUM_SHARES(h.info.xcc_info), n);
+		igt_assert_eq_u32(h.info.xcc_info >> 24, 0);
 		/* Logical XCC ids, ascending. */
-		igt_assert_lt(last_xcc, (int)AMDGPU_SPM_HDR_XCC(h.xcc_info));
-		last_xcc = AMDGPU_SPM_HDR_XCC(h.xcc_info);
-		igt_assert_eq_u32(h.seq, seq);
+		igt_assert_lt(last_xcc, (int)AMDGPU_SPM_HDR_XCC(h.info.xcc_info));
+		last_xcc = AMDGPU_SPM_HDR_XCC(h.info.xcc_info);
+		igt_assert_eq_u32(h.info.seq, seq);
 		igt_assert_lte_u64(inst0, start);
 		igt_assert_lte_u64(start, inst1);
 		if (h.bytes_copied)
-			igt_assert_lte_u64(start + h.last_us * 1000ull,
+			igt_assert_lte_u64(start + h.info.last_us * 1000ull,
 					   retired_ns);
 		else
-			igt_assert_eq_u32(h.last_us, 0);
+			igt_assert_eq_u32(h.info.last_us, 0);
 	}
 }
 
@@ -788,18 +788,18 @@ static void test_spm_share_words(int fd, uint32_t version, void *a, void *b)
 		acquire_or_skip(fd);
 		memset(a, 0, SPM_BUF_SIZE);
 		memset(b, 0, SPM_BUF_SIZE);
-		a0 = monotonic_ns();
+		a0 = boottime_ns();
 		igt_assert_eq(set_dest_buf(fd, a, SPM_BUF_SIZE, &r), 0);
-		a1 = monotonic_ns();
+		a1 = boottime_ns();
 		r.timeout = 50;
-		b0 = monotonic_ns();
+		b0 = boottime_ns();
 		igt_assert_eq(set_dest_buf(fd, b, SPM_BUF_SIZE, &r), 0);
-		b1 = monotonic_ns();
+		b1 = boottime_ns();
 		/* The numbering starts again with every acquisition. */
 		check_share_words(a, 1, a0, a1, b1);
 		r.timeout = 0;
 		igt_assert_eq(set_dest_buf(fd, NULL, 0, &r), 0);
-		check_share_words(b, 2, b0, b1, monotonic_ns());
+		check_share_words(b, 2, b0, b1, boottime_ns());
 		igt_assert_eq(spm(fd, AMDGPU_SPM_OP_RELEASE), 0);
 	}
 }

@@ -293,10 +293,10 @@ static void stream_run(struct kunit *test, const struct stream_run *r)
 
 			spm_env_read_header(test, old, i * share, &h);
 			KUNIT_EXPECT_EQ(test, h.version, AMDGPU_PROFILER_VERSION);
-			KUNIT_EXPECT_EQ(test, AMDGPU_SPM_HDR_XCC(h.xcc_info), i);
-			KUNIT_EXPECT_EQ(test, AMDGPU_SPM_HDR_NUM_SHARES(h.xcc_info), r->nxcc);
-			KUNIT_EXPECT_EQ(test, AMDGPU_SPM_HDR_SHARE(h.xcc_info), i);
-			KUNIT_EXPECT_EQ(test, h.seq, seq);
+			KUNIT_EXPECT_EQ(test, AMDGPU_SPM_HDR_XCC(h.info.xcc_info), i);
+			KUNIT_EXPECT_EQ(test, AMDGPU_SPM_HDR_NUM_SHARES(h.info.xcc_info), r->nxcc);
+			KUNIT_EXPECT_EQ(test, AMDGPU_SPM_HDR_SHARE(h.info.xcc_info), i);
+			KUNIT_EXPECT_EQ(test, h.info.seq, seq);
 			lost += h.has_data_loss;
 			spm_model_check_share(test, old, i * share, h.bytes_copied, i, &chk[i]);
 		}

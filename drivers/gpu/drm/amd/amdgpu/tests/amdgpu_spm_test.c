@@ -435,7 +435,7 @@ static void spm_headers_and_shares(struct kunit *test)
 	struct drm_amdgpu_spm_buffer_header hdr;
 	struct drm_amdgpu_spm_args out;
 	u32 i, amount[3] = { 2 * SAMPLE, 0, 10 * SAMPLE };
-	u64 t0 = ktime_get_ns(), start;
+	u64 t0 = ktime_get_boottime_ns(), start;
 
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, size, 0, &out), 0);
@@ -444,7 +444,7 @@ static void spm_headers_and_shares(struct kunit *test)
 		spm_env_read_header(test, buf, i * share, &hdr);
 		KUNIT_EXPECT_EQ(test, hdr.version, AMDGPU_PROFILER_VERSION);
 		KUNIT_EXPECT_EQ(test, hdr.bytes_copied, 0);
-		KUNIT_EXPECT_EQ(test, hdr.seq, 1);
+		KUNIT_EXPECT_EQ(test, hdr.info.seq, 1);
 	}
 	start_all(e, 3);
 	msleep(20);
@@ -462,19 +462,19 @@ static void spm_headers_and_shares(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, hdr.version, (1u << 24) | 1);
 		KUNIT_EXPECT_EQ(test, hdr.bytes_copied, amount[i]);
 		KUNIT_EXPECT_EQ(test, hdr.has_data_loss, 0);
-		KUNIT_EXPECT_EQ(test, AMDGPU_SPM_HDR_XCC(hdr.xcc_info), i);
-		KUNIT_EXPECT_EQ(test, AMDGPU_SPM_HDR_NUM_SHARES(hdr.xcc_info), 3);
-		KUNIT_EXPECT_EQ(test, AMDGPU_SPM_HDR_SHARE(hdr.xcc_info), i);
-		KUNIT_EXPECT_EQ(test, hdr.xcc_info >> 24, 0);
-		KUNIT_EXPECT_EQ(test, hdr.seq, 1);
-		start = (u64)hdr.start_ns_hi << 32 | hdr.start_ns_lo;
+		KUNIT_EXPECT_EQ(test, AMDGPU_SPM_HDR_XCC(hdr.info.xcc_info), i);
+		KUNIT_EXPECT_EQ(test, AMDGPU_SPM_HDR_NUM_SHARES(hdr.info.xcc_info), 3);
+		KUNIT_EXPECT_EQ(test, AMDGPU_SPM_HDR_SHARE(hdr.info.xcc_info), i);
+		KUNIT_EXPECT_EQ(test, hdr.info.xcc_info >> 24, 0);
+		KUNIT_EXPECT_EQ(test, hdr.info.seq, 1);
+		start = (u64)hdr.info.start_ns_hi << 32 | hdr.info.start_ns_lo;
 		KUNIT_EXPECT_GE(test, start, t0);
-		KUNIT_EXPECT_LE(test, start, ktime_get_ns());
+		KUNIT_EXPECT_LE(test, start, ktime_get_boottime_ns());
 		/* Data came at least 20 ms after the buffer was installed */
 		if (amount[i])
-			KUNIT_EXPECT_GE(test, hdr.last_us, 20000);
+			KUNIT_EXPECT_GE(test, hdr.info.last_us, 20000);
 		else
-			KUNIT_EXPECT_EQ(test, hdr.last_us, 0);
+			KUNIT_EXPECT_EQ(test, hdr.info.last_us, 0);
 		expect_lines(test, buf, i * share, i, 0, amount[i] / LINE);
 	}
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
@@ -494,7 +494,7 @@ static void spm_header_seq_counts_buffers(struct kunit *test)
 		/* A stop in between does not count */
 		KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, NULL), 0);
 		spm_env_read_header(test, b, SZ_2K, &hdr);
-		KUNIT_EXPECT_EQ(test, hdr.seq, i);
+		KUNIT_EXPECT_EQ(test, hdr.info.seq, i);
 	}
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }

@@ -54,16 +54,16 @@ static char node_path[64];
 /*
  * Profiler uAPI 1.1 gives the share header's reserved words a meaning:
  * xcc_info (logical XCC, share count, share index), seq (per-XCC buffer
- * number since ACQUIRE, from 1), start_ns (CLOCK_MONOTONIC when the buffer
+ * number since ACQUIRE, from 1), start_ns (CLOCK_BOOTTIME when the buffer
  * was installed) and last_us (from then to the last copy into the share).
  * Read them by name where the header has them, else by position.
  */
 #ifdef AMDGPU_SPM_HDR_XCC_INFO
-#define HDR_XCC_INFO(h)		((h)->xcc_info)
-#define HDR_SEQ(h)		((h)->seq)
-#define HDR_START_NS_LO(h)	((h)->start_ns_lo)
-#define HDR_START_NS_HI(h)	((h)->start_ns_hi)
-#define HDR_LAST_US(h)		((h)->last_us)
+#define HDR_XCC_INFO(h)		((h)->info.xcc_info)
+#define HDR_SEQ(h)		((h)->info.seq)
+#define HDR_START_NS_LO(h)	((h)->info.start_ns_lo)
+#define HDR_START_NS_HI(h)	((h)->info.start_ns_hi)
+#define HDR_LAST_US(h)		((h)->info.last_us)
 #else
 #define HDR_XCC_INFO(h)		((h)->reserved[0])
 #define HDR_SEQ(h)		((h)->reserved[1])
@@ -763,11 +763,12 @@ TEST_F(spm, set_dest_buf_timeout_zero)
 	EXPECT_EQ(0, spm_op(self->fd, AMDGPU_SPM_OP_RELEASE));
 }
 
+/* The clock of the share headers' times (1.1) */
 static __u64 now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
