@@ -121,6 +121,8 @@ if [ "$have_tools" = 1 ]; then
 make -s -C "$tool" clean > /dev/null 2>&1
 make -s -C "$tool" UAPI_INCLUDE="$hdr/usr/include" > "$us/build.log" 2>&1
 result $? "reference userspace builds with -Wall -Wextra -Werror (see $us/build.log)"
+make -s -C "$tool" UAPI_INCLUDE="$hdr/usr/include" header-check > "$us/header-check.log" 2>&1
+result $? "the uAPI header and amdgpu_profiler.h compile as C11 and as C++17 with -Wpedantic -Werror (see $us/header-check.log)"
 # Profiler uAPI 1.1 names the share header's reserved words. The code
 # carries those names under #ifndef, so it must build against the series'
 # header and against the other version: make that one from it.
@@ -129,12 +131,14 @@ mkdir -p "$alt"
 cp -r "$hdr/usr/include/." "$alt/"
 if grep -q 'xcc_info' "$hdr/usr/include/drm/amdgpu_drm.h"; then
 	alt_ver=1.0
-	perl -0pi -e 's/(struct drm_amdgpu_spm_buffer_header \{.*?)union \{.*?\};\s*\};\s*\};/$1__u32 reserved[5];\n};/s;
+	perl -0pi -e 's/(struct drm_amdgpu_spm_buffer_header \{.*?)union \{.*?\};\s*\};/$1__u32 reserved[5];\n};/s;
+		s/struct drm_amdgpu_spm_header_info \{.*?\};\n//s;
 		s/^#define AMDGPU_SPM_HDR_(?:[^\n]*\\\n)*[^\n]*\n//mg;
 		s/^#define AMDGPU_SPM_LOSS_[^\n]*\n//mg' "$alt/drm/amdgpu_drm.h"
 else
 	alt_ver=1.1
-	perl -0pi -e 's/(struct drm_amdgpu_spm_buffer_header \{.*?)__u32 reserved\[5\];/$1union {\n\t\t__u32 reserved[5];\n\t\tstruct {\n\t\t\t__u32 xcc_info;\n\t\t\t__u32 seq;\n\t\t\t__u32 start_ns_lo;\n\t\t\t__u32 start_ns_hi;\n\t\t\t__u32 last_us;\n\t\t};\n\t};/s;
+	perl -0pi -e 's/(struct drm_amdgpu_spm_buffer_header \{.*?)__u32 reserved\[5\];/$1union {\n\t\t__u32 reserved[5];\n\t\tstruct drm_amdgpu_spm_header_info info;\n\t};/s;
+		s/(struct drm_amdgpu_spm_buffer_header \{)/struct drm_amdgpu_spm_header_info {\n\t__u32 xcc_info;\n\t__u32 seq;\n\t__u32 start_ns_lo;\n\t__u32 start_ns_hi;\n\t__u32 last_us;\n};\n\n$1/;
 		s/(#define AMDGPU_PROFILER_OP_GET_VER)/#define AMDGPU_SPM_HDR_XCC(info)\t\t((info) & 0xff)\n#define AMDGPU_SPM_HDR_NUM_SHARES(info)\t(((info) >> 8) & 0xff)\n#define AMDGPU_SPM_HDR_SHARE(info)\t\t(((info) >> 16) & 0xff)\n#define AMDGPU_SPM_HDR_XCC_INFO(xcc, num, share) \\\n\t((xcc) | (num) << 8 | (share) << 16)\n$1/' "$alt/drm/amdgpu_drm.h"
 fi
 alt_ok=0
@@ -240,14 +244,17 @@ stage=$us/stage
 make -s -C "$tool" UAPI_INCLUDE="$hdr/usr/include" install DESTDIR="$stage" \
 	PREFIX=/usr > "$us/install.log" 2>&1
 result $? "make install DESTDIR=$stage PREFIX=/usr"
-lib=$stage/usr/lib
+# The multiarch libdir, as libdrm's (cc -print-multiarch; lib without one)
+ma=$(cc -print-multiarch 2>/dev/null)
+lib=$stage/usr/lib${ma:+/$ma}
 [ -f "$lib/libamdgpu_profiler.so.1.0.0" ] &&
 	[ "$(readlink "$lib/libamdgpu_profiler.so.1")" = libamdgpu_profiler.so.1.0.0 ] &&
 	[ "$(readlink "$lib/libamdgpu_profiler.so")" = libamdgpu_profiler.so.1 ] &&
-	[ -f "$stage/usr/include/amdgpu_profiler.h" ] &&
+	[ -f "$stage/usr/include/libamdgpu_profiler/amdgpu_profiler.h" ] &&
+	[ ! -e "$stage/usr/include/amdgpu_profiler.h" ] &&
 	[ -f "$lib/pkgconfig/libamdgpu_profiler.pc" ] &&
-	[ ! -e "$stage/usr/include/amdgpu_spm_uapi.h" ]
-result $? "installed: libamdgpu_profiler.so.1.0.0 and its links, amdgpu_profiler.h, libamdgpu_profiler.pc; no internal header"
+	! find "$stage" -name amdgpu_spm_uapi.h | grep -q .
+result $? "installed: ${lib#"$stage"}/libamdgpu_profiler.so.1.0.0 and its links, include/libamdgpu_profiler/amdgpu_profiler.h, libamdgpu_profiler.pc; no internal header"
 readelf -d "$lib/libamdgpu_profiler.so.1.0.0" 2>/dev/null |
 	grep -q 'SONAME.*\[libamdgpu_profiler.so.1\]'
 result $? "soname is libamdgpu_profiler.so.1"
@@ -332,9 +339,10 @@ grep -q 'shares identified by the kernel' "$r11/dump.txt" &&
 	grep -q '^complete:' "$r11/dump.txt"
 result $? "the 1.1 recording says which share is which XCC (2 and 3) and is complete"
 grep -Eq '^loss: XCC 2: buffer 11,' "$r11/dump.txt" &&
-	grep -q '^lost: XCC 2: 1 buffer before seq 21' "$r11/dump.txt" &&
-	grep -q '^lost: XCC 3: 1 buffer before seq 21' "$r11/dump.txt"
-result $? "amdgpu-spm-dump shows the loss in seq 12 and the gap at seq 20"
+	[ "$(grep -c '^lost: ' "$r11/dump.txt")" = 1 ] &&
+	grep -q '^lost: 1 buffer before seq 21' "$r11/dump.txt" &&
+	grep -q 'buffers with lost samples: 1 (1 shares); lost buffers: 1;' "$r11/dump.txt"
+result $? "amdgpu-spm-dump shows the loss in seq 12 and the gap at seq 20, once for both XCCs"
 bytes2=$(awk '$1 == 2 { print $3 }' "$r11/dump.txt")
 [ -n "$bytes2" ] && [ "$(stat -c %s "$r11/raw/xcc2.raw")" = "$bytes2" ] &&
 	[ "$(awk -F, 'NR > 1 && $4 == 2 { s += $7 } END { print s }' "$r11/rec.csv")" = "$bytes2" ]

@@ -50,15 +50,18 @@ struct share {
 	uint16_t xcc;
 	uint8_t share;
 	uint8_t num_shares;
-	bool loss;
+	bool loss;		/* samples were lost */
+	bool full;		/* filled up; the rest went on (not a loss) */
 	bool kernel_info;
 	uint64_t start_ns, last_ns, retired_ns;
+	uint64_t gpu_clock, gpu_clock_host_ns;	/* 0: not read */
 	uint32_t gap_before;	/* kernel seq numbers missing before this one */
 };
 
 struct xcc {
 	bool seen;
-	uint64_t shares, bytes, loss_shares, lost_buffers, empty_shares;
+	uint64_t shares, bytes, loss_shares, full_shares, lost_buffers,
+		 empty_shares;
 	uint32_t last_seq;
 	FILE *raw;
 };
@@ -216,7 +219,12 @@ static void read_recording(struct dump *d, const struct options *o)
 		s->share = r.share;
 		s->num_shares = r.num_shares;
 		s->loss = r.flags & SPM_RECORD_LOSS;
+		s->full = r.flags & SPM_RECORD_FULL;
 		s->kernel_info = r.flags & SPM_RECORD_KERNEL_INFO;
+		if (r.flags & SPM_RECORD_GPU_CLOCK) {
+			s->gpu_clock = r.gpu_clock;
+			s->gpu_clock_host_ns = r.gpu_clock_host_ns;
+		}
 		s->start_ns = r.start_ns;
 		s->last_ns = r.last_ns;
 		s->retired_ns = r.retired_ns;
@@ -230,6 +238,8 @@ static void read_recording(struct dump *d, const struct options *o)
 		x->bytes += r.bytes;
 		if (s->loss)
 			x->loss_shares++;
+		if (s->full)
+			x->full_shares++;
 		if (!r.bytes)
 			x->empty_shares++;
 		if (s->kernel_info) {
@@ -281,12 +291,45 @@ static bool kernel_info(const struct dump *d)
 	       AMDGPU_PROFILER_VERSION_MINOR(d->fh.version) >= 1;
 }
 
+/*
+ * The GPU clock against host time, from the first and the last buffer that
+ * carry a reading: the counter's rate as measured, in kHz (0 if fewer than
+ * two readings), and the number of buffers with one.
+ */
+static double gpu_clock_khz(const struct dump *d, size_t *readings)
+{
+	const struct share *first = NULL, *last = NULL;
+	uint32_t buffer = UINT32_MAX;
+	size_t k;
+
+	*readings = 0;
+	for (k = 0; k < d->nshares; k++) {
+		const struct share *s = &d->shares[k];
+
+		if (!s->gpu_clock || s->buffer == buffer)
+			continue;
+		buffer = s->buffer;
+		(*readings)++;
+		if (!first)
+			first = s;
+		last = s;
+	}
+	if (*readings < 2 || last->gpu_clock_host_ns <= first->gpu_clock_host_ns)
+		return 0;
+	return (double)(last->gpu_clock - first->gpu_clock) * 1e6 /
+	       (double)(last->gpu_clock_host_ns - first->gpu_clock_host_ns);
+}
+
 static void print_summary(const struct dump *d, const struct options *o)
 {
-	uint64_t bytes = 0, loss = 0, lost = 0;
+	uint64_t bytes = 0, loss = 0, full = 0, lost = 0;
+	uint64_t loss_buffers = 0, full_buffers = 0;
 	uint64_t first = UINT64_MAX, last = 0;
 	unsigned int nxcc = 0, events = 0, i;
-	size_t k;
+	uint32_t buffer = UINT32_MAX;
+	bool buf_loss = false, buf_full = false;
+	size_t k, readings;
+	double khz;
 
 	for (k = 0; k < d->nshares; k++) {
 		const struct share *s = &d->shares[k];
@@ -295,6 +338,20 @@ static void print_summary(const struct dump *d, const struct options *o)
 			first = s->start_ns;
 		if (s->retired_ns > last)
 			last = s->retired_ns;
+		/* Shares of one buffer are consecutive records */
+		if (s->buffer != buffer) {
+			buffer = s->buffer;
+			buf_loss = false;
+			buf_full = false;
+		}
+		if (s->loss && !buf_loss) {
+			buf_loss = true;
+			loss_buffers++;
+		}
+		if (s->full && !buf_full) {
+			buf_full = true;
+			full_buffers++;
+		}
 	}
 	for (i = 0; i < MAX_XCC; i++) {
 		if (!d->xcc[i].seen)
@@ -302,7 +359,10 @@ static void print_summary(const struct dump *d, const struct options *o)
 		nxcc++;
 		bytes += d->xcc[i].bytes;
 		loss += d->xcc[i].loss_shares;
-		lost += d->xcc[i].lost_buffers;
+		full += d->xcc[i].full_shares;
+		/* A lost buffer is missing from every XCC's sequence */
+		if (d->xcc[i].lost_buffers > lost)
+			lost = d->xcc[i].lost_buffers;
 	}
 
 	printf("%s: recording format %d, profiler interface %u.%u, buffers of %u bytes",
@@ -326,12 +386,18 @@ static void print_summary(const struct dump *d, const struct options *o)
 		printf("incomplete: no end record (the recorder was killed or the file was cut)\n");
 	if (d->timed && last > first && first != UINT64_MAX)
 		printf("time: %.3f s to %.3f s\n", secs(d, first), secs(d, last));
-	printf("total: %zu shares, %" PRIu64 " bytes, %" PRIu64
-	       " shares with data loss, %" PRIu64 " buffers lost\n",
-	       d->nshares, bytes, loss, lost);
+	printf("total: %zu shares, %" PRIu64 " bytes; buffers with lost samples: %" PRIu64
+	       " (%" PRIu64 " shares); lost buffers: %" PRIu64
+	       "; buffers with a full share: %" PRIu64 " (%" PRIu64
+	       " shares; not a loss: the rest went on in the next buffer)\n",
+	       d->nshares, bytes, loss_buffers, loss, lost, full_buffers, full);
+	khz = gpu_clock_khz(d, &readings);
+	if (readings)
+		printf("GPU clock: read with %zu buffers, %.0f kHz against host time (the kernel says %u kHz)\n",
+		       readings, khz, d->fh.gpu_counter_khz);
 
-	printf("%5s %8s %14s %10s %10s %10s %8s\n", "XCC", "shares", "bytes",
-	       "MiB/s", "with-loss", "lost", "empty");
+	printf("%5s %8s %14s %10s %10s %10s %10s %8s\n", "XCC", "shares",
+	       "bytes", "MiB/s", "with-loss", "full", "lost", "empty");
 	for (i = 0; i < MAX_XCC; i++) {
 		const struct xcc *x = &d->xcc[i];
 		double dur = d->timed && last > first ?
@@ -345,23 +411,28 @@ static void print_summary(const struct dump *d, const struct options *o)
 			snprintf(lost_s, sizeof(lost_s), "%" PRIu64,
 				 x->lost_buffers);
 		printf("%5u %8" PRIu64 " %14" PRIu64 " %10.2f %10" PRIu64
-		       " %10s %8" PRIu64 "\n", i, x->shares, x->bytes,
+		       " %10" PRIu64 " %10s %8" PRIu64 "\n", i, x->shares,
+		       x->bytes,
 		       dur > 0 ? (double)x->bytes / 1048576.0 / dur : 0.0,
-		       x->loss_shares, lost_s, x->empty_shares);
+		       x->loss_shares, x->full_shares, lost_s, x->empty_shares);
 	}
 
+	buffer = UINT32_MAX;
 	for (k = 0; k < d->nshares; k++) {
 		const struct share *s = &d->shares[k];
+		/* A lost buffer is missing from every XCC: say it once */
+		bool gap = s->gap_before && s->buffer != buffer;
 
-		if (!s->loss && !s->gap_before)
+		if (!s->loss && !gap)
 			continue;
 		if (++events > MAX_EVENTS)
 			continue;
-		if (s->gap_before)
-			printf("lost: XCC %u: %u buffer%s before seq %u (buffer %u, %.3f s)\n",
-			       s->xcc, s->gap_before,
-			       s->gap_before > 1 ? "s" : "", s->seq,
-			       s->buffer, secs(d, s->start_ns));
+		if (gap) {
+			buffer = s->buffer;
+			printf("lost: %u buffer%s before seq %u (buffer %u, %.3f s)\n",
+			       s->gap_before, s->gap_before > 1 ? "s" : "",
+			       s->seq, s->buffer, secs(d, s->start_ns));
+		}
 		if (s->loss)
 			printf("loss: XCC %u: buffer %u, %.3f s to %.3f s, %u bytes kept\n",
 			       s->xcc, s->buffer, secs(d, s->start_ns),
@@ -379,15 +450,17 @@ static void write_csv(const struct dump *d, const char *path)
 
 	if (!f)
 		die(EXIT_ERROR, "cannot create %s: %s", path, strerror(errno));
-	fprintf(f, "buffer,share,num_shares,xcc,seq,lost_before,bytes,data_loss,start_s,last_s,retired_s,mib_per_s\n");
+	fprintf(f, "buffer,share,num_shares,xcc,seq,lost_before,bytes,data_loss,full,start_s,last_s,retired_s,mib_per_s,gpu_clock,gpu_clock_host_s\n");
 	for (k = 0; k < d->nshares; k++) {
 		const struct share *s = &d->shares[k];
 
-		fprintf(f, "%u,%u,%u,%u,%u,%u,%u,%d,%.9f,%.9f,%.9f,%.3f\n",
+		fprintf(f, "%u,%u,%u,%u,%u,%u,%u,%d,%d,%.9f,%.9f,%.9f,%.3f,%" PRIu64 ",%.9f\n",
 			s->buffer, s->share, s->num_shares, s->xcc, s->seq,
 			s->gap_before, s->bytes, s->loss ? 1 : 0,
+			s->full ? 1 : 0,
 			secs(d, s->start_ns), secs(d, s->last_ns),
-			secs(d, s->retired_ns), share_rate(s));
+			secs(d, s->retired_ns), share_rate(s), s->gpu_clock,
+			s->gpu_clock ? secs(d, s->gpu_clock_host_ns) : 0.0);
 	}
 	if (f != stdout ? fclose(f) : fflush(f))
 		die(EXIT_ERROR, "writing %s: %s", path, strerror(errno));

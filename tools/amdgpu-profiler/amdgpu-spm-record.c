@@ -9,6 +9,12 @@
  * each call waits (up to --timeout ms) for the buffer the kernel is filling,
  * retires it and installs the next one; the retired buffer is then written
  * out while the kernel fills the next. The main thread prints progress.
+ *
+ * The buffers are GTT BOs of the render node, mapped into the process
+ * (what libdrm_amdgpu's amdgpu_bo_alloc() and amdgpu_bo_cpu_map() do, in
+ * their ioctls): the kernel writes them without pinning them, so they do
+ * not count against RLIMIT_MEMLOCK. Where that fails, anonymous memory,
+ * which the kernel pins and charges.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -40,13 +46,21 @@
 
 #define MAX_BUFFERS 3
 /*
- * Default buffer size. The buffers are anonymous memory, which the kernel
- * pins and charges to RLIMIT_MEMLOCK unless the process has CAP_IPC_LOCK
- * (CAP_PERFMON, which profiling needs, does not include it), and it keeps
- * the last three pinned: 3 x 2 MiB stays within the default limit of
- * 8 MiB with room for the process's other locked memory.
+ * Default buffer sizes. GTT BOs are not pinned by the kernel's copy path
+ * and cost no RLIMIT_MEMLOCK. Anonymous memory is pinned and charged to
+ * it unless the process has CAP_IPC_LOCK (CAP_PERFMON, which profiling
+ * needs, does not include it), and the kernel keeps the last three
+ * pinned: 3 x 2 MiB stays within the default limit of 8 MiB with room for
+ * the process's other locked memory.
  */
-#define DEFAULT_BUF_SIZE (2u << 20)
+#define DEFAULT_BUF_SIZE_GTT	(8u << 20)
+#define DEFAULT_BUF_SIZE_ANON	(2u << 20)
+
+enum buffer_memory {
+	MEM_GTT,	/* GTT BOs, anonymous memory if they cannot be had */
+	MEM_GTT_ONLY,	/* GTT BOs or nothing */
+	MEM_ANON,	/* anonymous memory */
+};
 
 /* Exit statuses, documented in README.md. */
 enum {
@@ -69,6 +83,8 @@ struct options {
 	uint32_t buf_size;
 	uint32_t timeout_ms;
 	unsigned int xcc_count;	/* 0 = infer */
+	enum buffer_memory memory;
+	bool size_given;	/* --buf-size */
 	bool quiet;
 	bool fail_on_loss;
 };
@@ -76,9 +92,17 @@ struct options {
 struct xcc_stats {
 	uint32_t xcc;		/* logical XCC id of this share position */
 	uint64_t bytes;
-	uint64_t loss_buffers;
+	uint64_t loss_buffers;	/* shares that lost samples */
+	uint64_t full_shares;	/* shares that filled up (not a loss) */
 	uint32_t last_seq;	/* kernel's seq of the last share, 0 none */
 	uint64_t lost_buffers;	/* gaps in the kernel's seq */
+};
+
+/* A GPU clock reading and the host time it was taken at. */
+struct clock_pair {
+	uint64_t gpu;		/* AMDGPU_INFO_TIMESTAMP; 0 if it failed */
+	uint64_t host_ns;	/* CLOCK_BOOTTIME, middle of the query */
+	uint32_t window_ns;	/* how long the query took: the pairing's bound */
 };
 
 struct recorder {
@@ -87,14 +111,20 @@ struct recorder {
 	uint32_t version;
 	FILE *out;
 	void *buf[MAX_BUFFERS];
+	bool buf_gtt;		/* the buffers are GTT BOs */
 	uint64_t installed_ns[MAX_BUFFERS];	/* when each was installed */
+	struct clock_pair clock[MAX_BUFFERS];	/* read when each was installed */
+	uint32_t counter_khz;	/* AMDGPU_INFO_DEV_INFO.gpu_counter_freq */
 
 	pthread_mutex_t lock;	/* guards everything below */
-	struct xcc_stats xcc[AMDGPU_SPM_MAX_XCC];
+	struct xcc_stats xcc[AMDGPU_PROF_SPM_MAX_XCC];
 	unsigned int xcc_count;	/* 0 while unknown */
 	uint64_t total_bytes;
 	uint64_t buffers_retired;
-	uint64_t loss_buffers;
+	uint64_t loss_buffers;		/* with lost samples */
+	uint64_t full_buffers;		/* with a share that filled up */
+	uint64_t full_shares;
+	uint64_t lost_buffers;		/* gaps: the most any XCC shows */
 	uint64_t unparsed_buffers;	/* malformed headers */
 	uint64_t undecided_buffers;	/* data before the XCC count was known */
 	int thread_err;		/* -errno that stopped the thread */
@@ -109,7 +139,8 @@ static const char *prog = "amdgpu-spm-record";
 
 static const char short_usage[] =
 "Usage: amdgpu-spm-record [-d DEVICE] [-o FILE] [-t SECONDS] [-i SECONDS]\n"
-"                         [-n 2|3] [-s SIZE] [-T MS] [-x XCCS] [--fail-on-loss] [-q]\n"
+"                         [-n 2|3] [-s SIZE] [-T MS] [-x XCCS] [-m gtt|gtt-only|anon]\n"
+"                         [--fail-on-loss] [-q]\n"
 "Try 'amdgpu-spm-record --help' for more information.\n";
 
 static void die(int status, const char *fmt, ...)
@@ -159,18 +190,25 @@ static void usage(FILE *f)
 "  -n, --buffers N       rotating destination buffers, 2 or 3 (default: 3)\n"
 "  -s, --buf-size SIZE   size of each buffer in bytes, suffix K or M allowed,\n"
 "                        rounded down to 32 bytes: from 64 per XCC of the\n"
-"                        partition to 256M (default: 2M, so that the\n"
-"                        pinned buffers fit the default RLIMIT_MEMLOCK)\n"
+"                        partition to 256M (default: 8M in GTT, 2M in\n"
+"                        anonymous memory, so that the pinned buffers fit\n"
+"                        the default RLIMIT_MEMLOCK)\n"
+"  -m, --memory KIND     buffer memory: gtt (default: GTT BOs of the render\n"
+"                        node, not pinned, no RLIMIT_MEMLOCK; anonymous\n"
+"                        memory if they cannot be had), gtt-only, or anon\n"
+"                        (pinned by the kernel, charged to RLIMIT_MEMLOCK)\n"
 "  -T, --timeout MS      how long each SET_DEST_BUF waits for the current\n"
 "                        buffer to fill, 0 to 4294967295 (default: 100)\n"
 "  -x, --xcc-count N     XCCs of the partition (default: inferred from the\n"
 "                        share headers of the first buffers with data)\n"
-"      --fail-on-loss    exit with status 7 if any data was lost\n"
+"      --fail-on-loss    exit with status 7 if samples or buffers were lost\n"
+"                        (a share that filled up lost nothing: its rest\n"
+"                        went on in the next buffer)\n"
 "  -q, --quiet           no progress line\n"
 "  -h, --help            show this help and exit\n"
 "\n"
 "Exit status: 0 ok, 1 error, 2 usage, 3 no amdgpu device or no profiler\n"
-"interface, 4 SPM busy, 5 not permitted, 6 SPM not supported, 7 data lost\n"
+"interface, 4 SPM busy, 5 not permitted, 6 SPM not supported, 7 samples lost\n"
 "(with --fail-on-loss).\n", prog);
 }
 
@@ -187,13 +225,13 @@ static int parse_size(const char *s, uint32_t *out)
 		return -1;
 	switch (*end) {
 	case 'k': case 'K':
-		if (v > AMDGPU_SPM_MAX_BUF_SIZE >> 10)
+		if (v > AMDGPU_PROF_SPM_MAX_BUF_SIZE >> 10)
 			return -1;
 		v <<= 10;
 		end++;
 		break;
 	case 'm': case 'M':
-		if (v > AMDGPU_SPM_MAX_BUF_SIZE >> 20)
+		if (v > AMDGPU_PROF_SPM_MAX_BUF_SIZE >> 20)
 			return -1;
 		v <<= 20;
 		end++;
@@ -201,7 +239,7 @@ static int parse_size(const char *s, uint32_t *out)
 	default:
 		break;
 	}
-	if (*end || v == 0 || v > AMDGPU_SPM_MAX_BUF_SIZE)
+	if (*end || v == 0 || v > AMDGPU_PROF_SPM_MAX_BUF_SIZE)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
@@ -247,6 +285,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "buf-size", required_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "xcc-count", required_argument, NULL, 'x' },
+		{ "memory", required_argument, NULL, 'm' },
 		{ "fail-on-loss", no_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -259,10 +298,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->output = "spm.dat";
 	o->interval = 1.0;
 	o->buffers = 3;
-	o->buf_size = DEFAULT_BUF_SIZE;
+	o->buf_size = DEFAULT_BUF_SIZE_GTT;
 	o->timeout_ms = 100;
+	o->memory = MEM_GTT;
 
-	while ((c = getopt_long(argc, argv, "d:o:t:i:n:s:T:x:qh", longopts,
+	while ((c = getopt_long(argc, argv, "d:o:t:i:n:s:T:x:m:qh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -292,6 +332,18 @@ static void parse_options(int argc, char **argv, struct options *o)
 			if (parse_size(optarg, &o->buf_size))
 				usage_error("invalid --buf-size '%s': bytes from 64 per XCC to 256M (268435456), suffix K or M allowed",
 					    optarg);
+			o->size_given = true;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "gtt"))
+				o->memory = MEM_GTT;
+			else if (!strcmp(optarg, "gtt-only"))
+				o->memory = MEM_GTT_ONLY;
+			else if (!strcmp(optarg, "anon"))
+				o->memory = MEM_ANON;
+			else
+				usage_error("invalid --memory '%s': gtt, gtt-only or anon",
+					    optarg);
 			break;
 		case 'T':
 			if (parse_uint(optarg, UINT32_MAX, &v))
@@ -300,9 +352,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->timeout_ms = (uint32_t)v;
 			break;
 		case 'x':
-			if (parse_uint(optarg, AMDGPU_SPM_MAX_XCC, &v) || !v)
+			if (parse_uint(optarg, AMDGPU_PROF_SPM_MAX_XCC, &v) || !v)
 				usage_error("invalid --xcc-count '%s': 1 to %u",
-					    optarg, AMDGPU_SPM_MAX_XCC);
+					    optarg, AMDGPU_PROF_SPM_MAX_XCC);
 			o->xcc_count = (unsigned int)v;
 			break;
 		case 'L':
@@ -322,12 +374,14 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
-	o->buf_size -= o->buf_size % AMDGPU_SPM_LINE_SIZE;
-	if (o->buf_size < amdgpu_spm_min_buf_size(o->xcc_count ?
+	if (!o->size_given && o->memory == MEM_ANON)
+		o->buf_size = DEFAULT_BUF_SIZE_ANON;
+	o->buf_size -= o->buf_size % AMDGPU_PROF_SPM_LINE_SIZE;
+	if (o->buf_size < amdgpu_prof_spm_min_buf_size(o->xcc_count ?
 						  o->xcc_count : 1))
 		usage_error("--buf-size %u is too small: at least %u bytes for %u XCC%s (a 32-byte header and a 32-byte line each)",
 			    o->buf_size,
-			    amdgpu_spm_min_buf_size(o->xcc_count ?
+			    amdgpu_prof_spm_min_buf_size(o->xcc_count ?
 						    o->xcc_count : 1),
 			    o->xcc_count ? o->xcc_count : 1,
 			    o->xcc_count > 1 ? "s" : "");
@@ -430,38 +484,80 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The clock of the kernel's share headers (uAPI 1.1) and of the file */
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One AMDGPU_INFO query into @out; 0 or -errno. */
+static int query_info(int fd, uint32_t query, void *out, uint32_t size)
+{
+	struct drm_amdgpu_info q;
+
+	memset(&q, 0, sizeof(q));
+	q.return_pointer = (uintptr_t)out;
+	q.return_size = size;
+	q.query = query;
+	return ioctl(fd, DRM_IOCTL_AMDGPU_INFO, &q) ? -errno : 0;
+}
+
+/*
+ * The GPU clock counter (AMDGPU_INFO_TIMESTAMP, the one ROCm's KFD pairs
+ * with CLOCK_BOOTTIME in AMDKFD_IOC_GET_CLOCK_COUNTERS) read between two
+ * readings of the host clock, so that GPU times map to host times within
+ * @window_ns.
+ */
+static void read_clock(int fd, struct clock_pair *c)
+{
+	uint64_t before = now_ns(), after;
+
+	memset(c, 0, sizeof(*c));
+	if (query_info(fd, AMDGPU_INFO_TIMESTAMP, &c->gpu, sizeof(c->gpu)))
+		c->gpu = 0;
+	after = now_ns();
+	c->host_ns = before + (after - before) / 2;
+	c->window_ns = after - before > UINT32_MAX ? UINT32_MAX :
+		       (uint32_t)(after - before);
 }
 
 /*
  * Called by the thread for each retired buffer: the one in @slot, retired
- * at @retired_ns with @bytes and @loss as SET_DEST_BUF reported them.
+ * at @retired_ns with @bytes and @loss_word as SET_DEST_BUF reported them.
  * Every share becomes a record, empty or not, so that the file tells which
  * XCC each share belongs to and when it was filled (see spm_file.h).
+ *
+ * Loss is counted per buffer: samples lost (AMDGPU_SPM_LOSS_SAMPLES of the
+ * word, the OR of the shares' words); a share that only filled up
+ * (AMDGPU_SPM_LOSS_FULL) is counted apart, as its rest went on in the next
+ * buffer; a buffer missing from the kernel's sequence is missing from
+ * every XCC's, and is counted once.
  */
 static int consume(struct recorder *r, unsigned int slot, uint32_t bytes,
-		   bool loss, uint64_t retired_ns)
+		   uint32_t loss_word, uint64_t retired_ns)
 {
 	const unsigned char *buf = r->buf[slot];
-	struct amdgpu_spm_share shares[AMDGPU_SPM_MAX_XCC];
+	struct amdgpu_prof_spm_share shares[AMDGPU_PROF_SPM_MAX_XCC];
+	bool loss = amdgpu_spm_lost_samples(loss_word, r->version);
+	uint64_t seq, gaps = 0;
 	unsigned int n, i;
-	uint64_t seq;
 
 	pthread_mutex_lock(&r->lock);
 	seq = r->buffers_retired++;
 	r->total_bytes += bytes;
 	if (loss)
 		r->loss_buffers++;
+	if (r->version >= AMDGPU_PROFILER_VERSION_1_1 &&
+	    (loss_word & AMDGPU_SPM_LOSS_FULL))
+		r->full_buffers++;
 	n = r->xcc_count;
 	pthread_mutex_unlock(&r->lock);
 
 	if (!n) {
-		int c = amdgpu_spm_infer_xcc_count(buf, r->opt.buf_size,
+		int c = amdgpu_prof_spm_infer_xcc_count(buf, r->opt.buf_size,
 						   r->version, bytes, loss);
 		/*
 		 * A 1.1 kernel states the count in every header. From a 1.0
@@ -484,7 +580,7 @@ static int consume(struct recorder *r, unsigned int slot, uint32_t bytes,
 		}
 		return 0;
 	}
-	if (amdgpu_spm_parse_shares(buf, r->opt.buf_size, n, r->version,
+	if (amdgpu_prof_spm_parse_shares(buf, r->opt.buf_size, n, r->version,
 				    shares)) {
 		pthread_mutex_lock(&r->lock);
 		r->unparsed_buffers++;
@@ -493,11 +589,13 @@ static int consume(struct recorder *r, unsigned int slot, uint32_t bytes,
 	}
 
 	for (i = 0; i < n; i++) {
-		const struct amdgpu_spm_share *s = &shares[i];
+		const struct amdgpu_prof_spm_share *s = &shares[i];
 		struct spm_record rec = {
 			.type = SPM_RECORD_SHARE,
 			.flags = (s->data_loss ? SPM_RECORD_LOSS : 0) |
-				 (s->has_info ? SPM_RECORD_KERNEL_INFO : 0),
+				 (s->has_info ? SPM_RECORD_KERNEL_INFO : 0) |
+				 (s->full ? SPM_RECORD_FULL : 0) |
+				 (r->clock[slot].gpu ? SPM_RECORD_GPU_CLOCK : 0),
 			.buffer = (uint32_t)seq,
 			.bytes = s->bytes,
 			.xcc = (uint16_t)s->xcc,
@@ -511,6 +609,11 @@ static int consume(struct recorder *r, unsigned int slot, uint32_t bytes,
 			.installed_ns = r->installed_ns[slot],
 			.retired_ns = retired_ns,
 			.last_us = s->last_us,
+			.gpu_clock = r->clock[slot].gpu,
+			.gpu_clock_host_ns = r->clock[slot].gpu ?
+					     r->clock[slot].host_ns : 0,
+			.gpu_clock_window_ns = r->clock[slot].gpu ?
+					       r->clock[slot].window_ns : 0,
 		};
 		struct xcc_stats *x = &r->xcc[i];
 
@@ -521,19 +624,29 @@ static int consume(struct recorder *r, unsigned int slot, uint32_t bytes,
 		x->bytes += s->bytes;
 		if (s->data_loss)
 			x->loss_buffers++;
+		if (s->full) {
+			x->full_shares++;
+			r->full_shares++;
+		}
 		/* The kernel numbers each XCC's buffers from 1: a gap is a loss. */
-		if (s->has_info && s->seq > x->last_seq + 1)
+		if (s->has_info && s->seq > x->last_seq + 1) {
 			x->lost_buffers += s->seq - x->last_seq - 1;
+			if (s->seq - x->last_seq - 1 > gaps)
+				gaps = s->seq - x->last_seq - 1;
+		}
 		if (s->has_info)
 			x->last_seq = s->seq;
 		pthread_mutex_unlock(&r->lock);
 	}
+	pthread_mutex_lock(&r->lock);
+	r->lost_buffers += gaps;
+	pthread_mutex_unlock(&r->lock);
 	return 0;
 }
 
 /* SET_DEST_BUF that survives signals: restart with the time left. */
 static int set_dest_buf(struct recorder *r, void *buf, uint32_t timeout,
-			uint32_t *bytes, bool *loss)
+			uint32_t *bytes, uint32_t *loss)
 {
 	int ret;
 
@@ -549,28 +662,29 @@ static void *record_thread(void *arg)
 {
 	struct recorder *r = arg;
 	unsigned int cur = 0, next;
-	uint32_t bytes;
-	bool loss;
+	uint32_t bytes, loss;
 	int ret;
 
-	amdgpu_spm_clear_header_slots(r->buf[cur], r->opt.buf_size);
+	amdgpu_prof_spm_clear_header_slots(r->buf[cur], r->opt.buf_size);
 	/* Nothing was installed before: this retires nothing. */
 	ret = set_dest_buf(r, r->buf[cur], 0, &bytes, &loss);
 	if (ret)
 		goto fail_install;
 	r->installed_ns[cur] = now_ns();
+	read_clock(r->fd, &r->clock[cur]);
 
 	while (!stop_requested) {
 		uint64_t t;
 
 		next = (cur + 1) % r->opt.buffers;
-		amdgpu_spm_clear_header_slots(r->buf[next], r->opt.buf_size);
+		amdgpu_prof_spm_clear_header_slots(r->buf[next], r->opt.buf_size);
 		ret = set_dest_buf(r, r->buf[next], r->opt.timeout_ms, &bytes,
 				   &loss);
 		if (ret)
 			goto fail_install;
 		t = now_ns();
 		r->installed_ns[next] = t;
+		read_clock(r->fd, &r->clock[next]);
 		ret = consume(r, cur, bytes, loss, t);
 		if (ret)
 			goto fail_write;
@@ -636,11 +750,12 @@ static void print_progress(struct recorder *r, double elapsed, bool final)
 }
 
 /*
- * SET_DEST_BUF failed with ENOMEM: the recorder's buffers are anonymous
- * memory, pinned and charged to RLIMIT_MEMLOCK unless the process has
- * CAP_IPC_LOCK. Say how much that is against the limit, and what helps.
+ * SET_DEST_BUF failed with ENOMEM. With anonymous buffers that is the
+ * memlock charge: they are pinned and charged to RLIMIT_MEMLOCK unless the
+ * process has CAP_IPC_LOCK. Say how much that is against the limit, and
+ * what helps.
  */
-static void explain_memlock(const struct options *o)
+static void explain_memlock(const struct options *o, bool gtt)
 {
 	unsigned long long total = (unsigned long long)o->buffers * o->buf_size;
 	struct rlimit rl;
@@ -653,20 +768,114 @@ static void explain_memlock(const struct options *o)
 			snprintf(limit, sizeof(limit), "%llu KiB",
 				 (unsigned long long)rl.rlim_cur >> 10);
 	}
-	fprintf(stderr, "%s: the recorder's %u buffers of %u bytes (%llu KiB) are anonymous memory, which the kernel keeps pinned while they rotate and charges to RLIMIT_MEMLOCK (now %s) unless the process has CAP_IPC_LOCK: raise the limit ('ulimit -l', or LimitMEMLOCK= of a systemd unit), run with CAP_IPC_LOCK (CAP_PERFMON does not include it), or choose a smaller --buf-size or --buffers 2\n",
+	if (gtt) {
+		fprintf(stderr, "%s: the recorder's %u buffers of %u bytes (%llu KiB) are GTT BOs, which the kernel does not pin: the kernel is out of memory\n",
+			prog, o->buffers, o->buf_size, total >> 10);
+		return;
+	}
+	fprintf(stderr, "%s: the recorder's %u buffers of %u bytes (%llu KiB) are anonymous memory, which the kernel keeps pinned while they rotate and charges to RLIMIT_MEMLOCK (now %s) unless the process has CAP_IPC_LOCK: use GTT buffers (--memory gtt, the default), raise the limit ('ulimit -l', or LimitMEMLOCK= of a systemd unit), run with CAP_IPC_LOCK (CAP_PERFMON does not include it), or choose a smaller --buf-size or --buffers 2\n",
 		prog, o->buffers, o->buf_size, total >> 10, limit);
 }
 
-static void *alloc_buffer(uint32_t size)
+/* Anonymous memory, faulted in now rather than in the kernel's copy path. */
+static void *alloc_anon(uint32_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
-	/* Fault the pages in now rather than in the kernel's copy path. */
 	memset(p, 0, size);
 	return p;
+}
+
+/*
+ * A GTT BO of @fd mapped into the process: GEM_CREATE, GEM_MMAP and mmap,
+ * as amdgpu_bo_alloc() and amdgpu_bo_cpu_map() of libdrm_amdgpu do. The
+ * handle is closed once mapped: the mapping keeps the BO, and munmap()
+ * frees it. NULL with @err set on failure.
+ */
+static void *alloc_gtt(int fd, uint32_t size, int *err)
+{
+	union drm_amdgpu_gem_create create;
+	union drm_amdgpu_gem_mmap map;
+	struct drm_gem_close close_args;
+	void *p = MAP_FAILED;
+
+	memset(&create, 0, sizeof(create));
+	create.in.bo_size = size;
+	create.in.alignment = 4096;
+	create.in.domains = AMDGPU_GEM_DOMAIN_GTT;
+	if (ioctl(fd, DRM_IOCTL_AMDGPU_GEM_CREATE, &create)) {
+		*err = -errno;
+		return NULL;
+	}
+	memset(&map, 0, sizeof(map));
+	map.in.handle = create.out.handle;
+	if (ioctl(fd, DRM_IOCTL_AMDGPU_GEM_MMAP, &map))
+		*err = -errno;
+	else
+		p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 (off_t)map.out.addr_ptr);
+	if (p == MAP_FAILED && !*err)
+		*err = -errno;
+	memset(&close_args, 0, sizeof(close_args));
+	close_args.handle = create.out.handle;
+	ioctl(fd, DRM_IOCTL_GEM_CLOSE, &close_args);
+	if (p == MAP_FAILED)
+		return NULL;
+	memset(p, 0, size);
+	return p;
+}
+
+/* The destination buffers, in the memory --memory asks for. */
+static void alloc_buffers(struct recorder *r)
+{
+	struct options *o = &r->opt;
+	unsigned int i;
+	int err = 0;
+
+	r->buf_gtt = o->memory != MEM_ANON;
+	for (i = 0; r->buf_gtt && i < o->buffers; i++) {
+		r->buf[i] = alloc_gtt(r->fd, o->buf_size, &err);
+		if (r->buf[i])
+			continue;
+		if (o->memory == MEM_GTT_ONLY)
+			die(EXIT_ERROR, "cannot allocate %u GTT buffers of %u bytes: %s",
+			    o->buffers, o->buf_size, strerror(-err));
+		while (i--)
+			munmap(r->buf[i], o->buf_size);
+		r->buf_gtt = false;
+		if (!o->size_given)
+			o->buf_size = DEFAULT_BUF_SIZE_ANON;
+		fprintf(stderr, "%s: no GTT buffers (%s): using anonymous memory of %u bytes a buffer, pinned and charged to RLIMIT_MEMLOCK\n",
+			prog, strerror(-err), o->buf_size);
+	}
+	for (i = 0; !r->buf_gtt && i < o->buffers; i++) {
+		r->buf[i] = alloc_anon(o->buf_size);
+		if (!r->buf[i])
+			die(EXIT_ERROR, "cannot allocate %u buffers of %u bytes",
+			    o->buffers, o->buf_size);
+	}
+}
+
+/* Lost samples: say what would help, of what the options allow. */
+static void advise_on_loss(const struct options *o)
+{
+	char more[256] = "";
+	size_t n = 0;
+
+	if (o->buf_size < AMDGPU_PROF_SPM_MAX_BUF_SIZE)
+		n += (size_t)snprintf(more + n, sizeof(more) - n,
+				      "; larger buffers (--buf-size, now %u bytes, at most 256M)",
+				      o->buf_size);
+	if (o->timeout_ms)
+		n += (size_t)snprintf(more + n, sizeof(more) - n,
+				      "; a shorter --timeout (now %u ms), so that a full buffer is retired sooner",
+				      o->timeout_ms);
+	fprintf(stderr, "%s: warning: SPM samples were lost: the kernel's ring filled up before the data could go to a buffer%s%s\n",
+		prog, more, n ? "; or a larger ring (amdgpu.spm_ring_size)" :
+		"; at these settings only a larger ring (amdgpu.spm_ring_size) or a lower sample rate helps");
 }
 
 int main(int argc, char **argv)
@@ -676,6 +885,7 @@ int main(int argc, char **argv)
 	sigset_t block, old;
 	pthread_t thread;
 	double start, next_progress, t;
+	struct drm_amdgpu_info_device dev;
 	struct spm_file_header fh;
 	unsigned int i;
 	bool any_loss;
@@ -691,27 +901,26 @@ int main(int argc, char **argv)
 	if (ret)
 		die(ret == -EINVAL ? EXIT_NODEV : status_for(ret),
 		    "GET_VER failed: %s",
-		    amdgpu_spm_strerror(ret, AMDGPU_SPM_CALL_VERSION));
+		    amdgpu_prof_spm_strerror(ret, AMDGPU_PROF_SPM_CALL_VERSION));
 	fprintf(stderr, "%s: profiler interface %u.%u\n", prog,
 		AMDGPU_PROFILER_VERSION_MAJOR(r.version),
 		AMDGPU_PROFILER_VERSION_MINOR(r.version));
 
 	if (r.opt.xcc_count) {
-		if (!amdgpu_spm_share_size(r.opt.buf_size, r.opt.xcc_count))
+		if (!amdgpu_prof_spm_share_size(r.opt.buf_size, r.opt.xcc_count))
 			usage_error("--buf-size %u is too small for %u XCCs: at least %u bytes",
 				    r.opt.buf_size, r.opt.xcc_count,
-				    amdgpu_spm_min_buf_size(r.opt.xcc_count));
+				    amdgpu_prof_spm_min_buf_size(r.opt.xcc_count));
 		/* From 1.1 on the share headers say it; --xcc-count is checked. */
 		if (r.version < AMDGPU_PROFILER_VERSION_1_1)
 			r.xcc_count = r.opt.xcc_count;
 	}
 
-	for (i = 0; i < r.opt.buffers; i++) {
-		r.buf[i] = alloc_buffer(r.opt.buf_size);
-		if (!r.buf[i])
-			die(EXIT_ERROR, "cannot allocate %u buffers of %u bytes",
-			    r.opt.buffers, r.opt.buf_size);
-	}
+	alloc_buffers(&r);
+	fprintf(stderr, "%s: %u %s buffers of %u bytes\n", prog, r.opt.buffers,
+		r.buf_gtt ? "GTT" : "anonymous", r.opt.buf_size);
+	if (query_info(r.fd, AMDGPU_INFO_DEV_INFO, &dev, sizeof(dev)) == 0)
+		r.counter_khz = dev.gpu_counter_freq;
 
 	if (!strcmp(r.opt.output, "-"))
 		r.out = stdout;
@@ -728,10 +937,10 @@ int main(int argc, char **argv)
 
 		if (*amdgpu_spm_explain_refusal(ret, "", why, sizeof(why)))
 			die(status_for(ret), "cannot acquire the SPM: %s\n%s: %s",
-			    amdgpu_spm_strerror(ret, AMDGPU_SPM_CALL_ACQUIRE),
+			    amdgpu_prof_spm_strerror(ret, AMDGPU_PROF_SPM_CALL_ACQUIRE),
 			    prog, why);
 		die(status_for(ret), "cannot acquire the SPM: %s",
-		    amdgpu_spm_strerror(ret, AMDGPU_SPM_CALL_ACQUIRE));
+		    amdgpu_prof_spm_strerror(ret, AMDGPU_PROF_SPM_CALL_ACQUIRE));
 	}
 
 	memset(&fh, 0, sizeof(fh));
@@ -740,7 +949,9 @@ int main(int argc, char **argv)
 	fh.buf_size = r.opt.buf_size;
 	fh.num_buffers = r.opt.buffers;
 	fh.timeout_ms = r.opt.timeout_ms;
-	fh.flags = r.opt.xcc_count ? SPM_FILE_XCC_COUNT_GIVEN : 0;
+	fh.flags = (r.opt.xcc_count ? SPM_FILE_XCC_COUNT_GIVEN : 0) |
+		   SPM_FILE_BOOTTIME | (r.buf_gtt ? SPM_FILE_GTT_BUFFERS : 0);
+	fh.gpu_counter_khz = r.counter_khz;
 	{
 		struct timespec rt;
 
@@ -793,7 +1004,7 @@ int main(int argc, char **argv)
 	ret = amdgpu_spm_fd_release(r.fd);
 	if (ret && !r.thread_err)
 		fprintf(stderr, "%s: RELEASE failed: %s\n", prog,
-			amdgpu_spm_strerror(ret, AMDGPU_SPM_CALL_RELEASE));
+			amdgpu_prof_spm_strerror(ret, AMDGPU_PROF_SPM_CALL_RELEASE));
 
 	/* The end record: a reader can tell a complete file from a cut one. */
 	if (!r.thread_err) {
@@ -827,29 +1038,34 @@ int main(int argc, char **argv)
 	} else if (r.thread_err) {
 		/* EIO here is the kernel stopping SPM, not an I/O error. */
 		fprintf(stderr, "%s: %s failed: %s\n", prog, r.thread_err_what,
-			amdgpu_spm_strerror(r.thread_err,
-					    AMDGPU_SPM_CALL_SETDESTBUFF));
+			amdgpu_prof_spm_strerror(r.thread_err,
+					    AMDGPU_PROF_SPM_CALL_SETDESTBUFF));
 		if (r.thread_err == -ENOMEM)
-			explain_memlock(&r.opt);
+			explain_memlock(&r.opt, r.buf_gtt);
 		status = status_for(r.thread_err);
 	}
 
 	/* Summary on stderr, so that -o - keeps stdout clean. */
 	fprintf(stderr, "%s: %" PRIu64 " buffers retired, %" PRIu64
-		" data bytes, %" PRIu64 " buffers with data loss\n", prog,
+		" data bytes, %" PRIu64 " with lost samples", prog,
 		r.buffers_retired, r.total_bytes, r.loss_buffers);
+	if (r.version >= AMDGPU_PROFILER_VERSION_1_1)
+		fprintf(stderr, ", %" PRIu64 " lost (gaps in the kernel's sequence), %" PRIu64
+			" with a share that filled up (not a loss: the rest went on in the next buffer)",
+			r.lost_buffers, r.full_buffers);
+	fputc('\n', stderr);
 	if (!r.xcc_count) {
 		fprintf(stderr, "%s: XCC count unknown (no data, or ambiguous); per-XCC data not written; pass --xcc-count\n",
 			prog);
 	} else {
 		for (i = 0; i < r.xcc_count; i++) {
 			fprintf(stderr, "%s:   XCC %u: %" PRIu64
-				" bytes, data loss in %" PRIu64 " buffers",
+				" bytes, samples lost in %" PRIu64 " buffers",
 				prog, r.xcc[i].xcc, r.xcc[i].bytes,
 				r.xcc[i].loss_buffers);
 			if (r.version >= AMDGPU_PROFILER_VERSION_1_1)
-				fprintf(stderr, ", %" PRIu64 " buffers lost (gaps in the kernel's sequence)",
-					r.xcc[i].lost_buffers);
+				fprintf(stderr, ", full in %" PRIu64,
+					r.xcc[i].full_shares);
 			fputc('\n', stderr);
 		}
 		if (r.opt.xcc_count && r.opt.xcc_count != r.xcc_count)
@@ -862,10 +1078,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: %" PRIu64 " buffers had malformed share headers and were skipped\n",
 				prog, r.unparsed_buffers);
 	}
-	any_loss = r.loss_buffers != 0;
-	if (any_loss)
-		fprintf(stderr, "%s: warning: SPM data was lost; use larger or more buffers (--buf-size, --buffers) or a shorter --timeout\n",
-			prog);
+	any_loss = r.loss_buffers || r.lost_buffers;
+	if (r.loss_buffers)
+		advise_on_loss(&r.opt);
+	if (r.lost_buffers)
+		fprintf(stderr, "%s: warning: %" PRIu64 " buffer%s missing from the kernel's sequence\n",
+			prog, r.lost_buffers, r.lost_buffers > 1 ? "s are" : " is");
 	if (status == EXIT_OK && any_loss && r.opt.fail_on_loss)
 		status = EXIT_DATA_LOSS;
 

@@ -15,7 +15,7 @@
 #define amdgpu_public __attribute__((visibility("default")))
 
 amdgpu_public
-int amdgpu_profiler_version(amdgpu_device_handle dev, uint32_t *version)
+int amdgpu_prof_version(amdgpu_device_handle dev, uint32_t *version)
 {
 	if (!dev || !version)
 		return -EINVAL;
@@ -23,7 +23,7 @@ int amdgpu_profiler_version(amdgpu_device_handle dev, uint32_t *version)
 }
 
 amdgpu_public
-int amdgpu_spm_acquire(amdgpu_device_handle dev)
+int amdgpu_prof_spm_acquire(amdgpu_device_handle dev)
 {
 	if (!dev)
 		return -EINVAL;
@@ -31,7 +31,7 @@ int amdgpu_spm_acquire(amdgpu_device_handle dev)
 }
 
 amdgpu_public
-int amdgpu_spm_release(amdgpu_device_handle dev)
+int amdgpu_prof_spm_release(amdgpu_device_handle dev)
 {
 	if (!dev)
 		return -EINVAL;
@@ -39,11 +39,12 @@ int amdgpu_spm_release(amdgpu_device_handle dev)
 }
 
 amdgpu_public
-int amdgpu_spm_setdestbuff(amdgpu_device_handle dev, uint32_t size_in_bytes,
-			   uint32_t *timeout, uint32_t *size_copied,
-			   void *dest_mem_addr, bool *is_spm_data_loss)
+int amdgpu_prof_spm_setdestbuff(amdgpu_device_handle dev,
+				    uint32_t size_in_bytes, uint32_t *timeout,
+				    uint32_t *size_copied, void *dest_mem_addr,
+				    bool *is_spm_data_loss)
 {
-	uint32_t left = timeout ? *timeout : 0;
+	uint32_t left = timeout ? *timeout : 0, loss = 0;
 	int ret;
 
 	if (!dev)
@@ -55,10 +56,15 @@ int amdgpu_spm_setdestbuff(amdgpu_device_handle dev, uint32_t size_in_bytes,
 	do {
 		ret = amdgpu_spm_fd_set_dest_buf(amdgpu_device_get_fd(dev),
 						 dest_mem_addr, size_in_bytes,
-						 &left, size_copied,
-						 is_spm_data_loss);
+						 &left, size_copied, &loss);
 	} while (ret == -EINTR || ret == -EAGAIN);
 	if (timeout)
 		*timeout = left;
+	/*
+	 * Lost samples only: a share that filled up (AMDGPU_SPM_LOSS_FULL)
+	 * lost nothing. A 1.0 kernel of this series writes 1 for any loss.
+	 */
+	if (!ret && is_spm_data_loss)
+		*is_spm_data_loss = loss & AMDGPU_SPM_LOSS_SAMPLES;
 	return ret;
 }

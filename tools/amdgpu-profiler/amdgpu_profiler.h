@@ -5,10 +5,14 @@
  * libamdgpu_profiler: the amdgpu profiler interface (DRM_IOCTL_AMDGPU_PROFILER)
  * on a libdrm_amdgpu device handle.
  *
- * The four calls below have the names and signatures of the libdrm_amdgpu
- * API posted on amd-gfx in 2026 ("amdgpu: Add Streaming Performance Monitor
- * (SPM) data collection interface"), so that a program written against
- * either links against either. They act on the DRM file behind
+ * The four calls below have the signatures of the libdrm_amdgpu API posted
+ * on amd-gfx in 2026 ("amdgpu: Add Streaming Performance Monitor (SPM)
+ * data collection interface"), under this library's own prefix: the
+ * posted names (amdgpu_spm_acquire() ...) belong to libdrm_amdgpu, which
+ * may carry them one day (libdrm/ beside this file proposes them), and two
+ * libraries exporting one name leave it to the load order which runs. A
+ * program written against the posting ports by renaming. They act on the
+ * DRM file behind
  * amdgpu_device_get_fd(dev): the SPM of the partition that file belongs to
  * (on a partitioned MI300 open the partition's render node), owned by that
  * file. Note that amdgpu_device_initialize() returns the existing handle,
@@ -39,17 +43,17 @@ extern "C" {
 #endif
 
 /**
- * amdgpu_profiler_version() - probe for the profiler interface
+ * amdgpu_prof_version() - probe for the profiler interface
  * @dev: device handle
  * @version: on success, the interface version, (major << 24) | minor
  *
  * Returns 0; -EINVAL when @dev or @version is NULL or the kernel has no
  * profiler interface.
  */
-int amdgpu_profiler_version(amdgpu_device_handle dev, uint32_t *version);
+int amdgpu_prof_version(amdgpu_device_handle dev, uint32_t *version);
 
 /**
- * amdgpu_spm_acquire() - take the Stream Performance Monitor of the partition
+ * amdgpu_prof_spm_acquire() - take the Stream Performance Monitor of the partition
  * @dev: device handle
  *
  * Returns 0, -EBUSY (another file owns it, or a graphics client reserved a
@@ -60,18 +64,18 @@ int amdgpu_profiler_version(amdgpu_device_handle dev, uint32_t *version);
  * device), -EINVAL (primary node of a partitioned device, or no profiler
  * interface).
  */
-int amdgpu_spm_acquire(amdgpu_device_handle dev);
+int amdgpu_prof_spm_acquire(amdgpu_device_handle dev);
 
 /**
- * amdgpu_spm_release() - give the SPM back
+ * amdgpu_prof_spm_release() - give the SPM back
  * @dev: device handle
  *
  * Returns 0, -EBUSY when another file owns it, -EINVAL when nobody does.
  */
-int amdgpu_spm_release(amdgpu_device_handle dev);
+int amdgpu_prof_spm_release(amdgpu_device_handle dev);
 
 /**
- * amdgpu_spm_setdestbuff() - retire the current buffer, install the next
+ * amdgpu_prof_spm_setdestbuff() - retire the current buffer, install the next
  * @dev: device handle of the owner
  * @size_in_bytes: size of @dest_mem_addr; ignored when it is NULL
  * @timeout: in: milliseconds to wait for the current buffer to fill first
@@ -82,7 +86,13 @@ int amdgpu_spm_release(amdgpu_device_handle dev);
  * @size_copied: out (may be NULL): data bytes in the retired buffer, summed
  *	over its shares (headers not counted)
  * @dest_mem_addr: the next buffer, 32-byte aligned, or NULL to stop copying
- * @is_spm_data_loss: out (may be NULL): whether the retired buffer lost data
+ * @is_spm_data_loss: out (may be NULL): whether samples were lost while the
+ *	retired buffer was current: bit 0 (%AMDGPU_SPM_LOSS_SAMPLES) of the
+ *	kernel's has_data_loss word. A share that only filled up
+ *	(%AMDGPU_SPM_LOSS_FULL) lost nothing, its rest went on in the next
+ *	buffer, and does not count; amdgpu_prof_spm_parse_shares() tells
+ *	those apart per share. (A 1.0 kernel of this series writes 1 for any
+ *	loss.)
  *
  * The kernel splits the buffer into one share per XCC of the partition,
  * each a multiple of 32 bytes led by a 32-byte header; the headers of a
@@ -90,37 +100,37 @@ int amdgpu_spm_release(amdgpu_device_handle dev);
  * @timeout is also written when the call fails, with what the kernel left
  * in it (the input unless the wait had begun).
  */
-int amdgpu_spm_setdestbuff(amdgpu_device_handle dev,
-			   uint32_t size_in_bytes,
-			   uint32_t *timeout,
-			   uint32_t *size_copied,
-			   void *dest_mem_addr,
-			   bool *is_spm_data_loss);
+int amdgpu_prof_spm_setdestbuff(amdgpu_device_handle dev,
+				    uint32_t size_in_bytes,
+				    uint32_t *timeout,
+				    uint32_t *size_copied,
+				    void *dest_mem_addr,
+				    bool *is_spm_data_loss);
 
 /* ---- Share helpers: decode a retired buffer; no device involved ---- */
 
 /* Size and alignment of a share and of its header (uAPI contract). */
-#define AMDGPU_SPM_LINE_SIZE		32u
-#define AMDGPU_SPM_HEADER_SIZE		32u
+#define AMDGPU_PROF_SPM_LINE_SIZE		32u
+#define AMDGPU_PROF_SPM_HEADER_SIZE		32u
 /* Largest buf_size the kernel accepts. */
-#define AMDGPU_SPM_MAX_BUF_SIZE		(256u << 20)
+#define AMDGPU_PROF_SPM_MAX_BUF_SIZE		(256u << 20)
 /* Most shares (XCCs per partition) the helpers look for; MI300X has 8. */
-#define AMDGPU_SPM_MAX_XCC		16u
+#define AMDGPU_PROF_SPM_MAX_XCC		16u
 
 /**
- * amdgpu_spm_share_size() - size of each share of a buffer
+ * amdgpu_prof_spm_share_size() - size of each share of a buffer
  *
  * @buf_size / @num_shares rounded down to 32 bytes; 0 when @num_shares is
  * 0 or a share could not hold a header and one 32-byte line (the kernel
  * refuses such a buffer).
  */
-uint32_t amdgpu_spm_share_size(uint32_t buf_size, uint32_t num_shares);
+uint32_t amdgpu_prof_spm_share_size(uint32_t buf_size, uint32_t num_shares);
 
-/** amdgpu_spm_min_buf_size() - smallest buffer the kernel accepts */
-uint32_t amdgpu_spm_min_buf_size(uint32_t num_shares);
+/** amdgpu_prof_spm_min_buf_size() - smallest buffer the kernel accepts */
+uint32_t amdgpu_prof_spm_min_buf_size(uint32_t num_shares);
 
 /**
- * struct amdgpu_spm_share - one decoded share of a retired buffer
+ * struct amdgpu_prof_spm_share - one decoded share of a retired buffer
  * @index: position of the share in the buffer
  * @xcc: logical XCC id of the share; from the header on interface 1.1 and
  *	later, else assumed to be @index (shares are in ascending XCC order)
@@ -139,7 +149,7 @@ uint32_t amdgpu_spm_min_buf_size(uint32_t num_shares);
  * @last_us: microseconds from @start_ns to the last copy into the share;
  *	0 if nothing was copied; 0xffffffff means "at least that"
  */
-struct amdgpu_spm_share {
+struct amdgpu_prof_spm_share {
 	uint32_t index;
 	uint32_t xcc;
 	uint32_t num_shares;
@@ -155,11 +165,11 @@ struct amdgpu_spm_share {
 };
 
 /**
- * amdgpu_spm_parse_shares() - validate and decode a retired buffer
+ * amdgpu_prof_spm_parse_shares() - validate and decode a retired buffer
  * @buf: the retired buffer
- * @buf_size: its size as passed to amdgpu_spm_setdestbuff()
+ * @buf_size: its size as passed to amdgpu_prof_spm_setdestbuff()
  * @num_shares: number of shares to decode
- * @version: the interface version (amdgpu_profiler_version()) that every
+ * @version: the interface version (amdgpu_prof_version()) that every
  *	header must carry
  * @out: @num_shares entries, or NULL to validate only
  *
@@ -167,41 +177,41 @@ struct amdgpu_spm_share {
  * count that fits the share, and on 1.0 zero reserved words, on 1.1 and
  * later a share index and share count that match. -EINVAL otherwise.
  */
-int amdgpu_spm_parse_shares(const void *buf, uint32_t buf_size,
+int amdgpu_prof_spm_parse_shares(const void *buf, uint32_t buf_size,
 			    uint32_t num_shares, uint32_t version,
-			    struct amdgpu_spm_share *out);
+			    struct amdgpu_prof_spm_share *out);
 
 /**
- * amdgpu_spm_infer_xcc_count() - number of shares of a retired buffer
- * @buf, @buf_size, @version: as for amdgpu_spm_parse_shares()
- * @total_bytes, @any_loss: what amdgpu_spm_setdestbuff() reported for it
+ * amdgpu_prof_spm_infer_xcc_count() - number of shares of a retired buffer
+ * @buf, @buf_size, @version: as for amdgpu_prof_spm_parse_shares()
+ * @total_bytes, @any_loss: what amdgpu_prof_spm_setdestbuff() reported for it
  *
  * On interface 1.1 and later the headers say it. A 1.0 kernel does not:
- * then every count from 1 to AMDGPU_SPM_MAX_XCC is tried, and a count fits
+ * then every count from 1 to AMDGPU_PROF_SPM_MAX_XCC is tried, and a count fits
  * when all its share boundaries hold valid headers whose byte counts add up
  * to @total_bytes and whose loss flags OR to @any_loss. Returns the count
  * when exactly one fits, 0 when none does, -1 when several do (trailing
  * XCCs copied nothing yet: try a later buffer). For a 1.0 answer to be
- * trustworthy, call amdgpu_spm_clear_header_slots() on the buffer before
+ * trustworthy, call amdgpu_prof_spm_clear_header_slots() on the buffer before
  * handing it to the kernel.
  */
-int amdgpu_spm_infer_xcc_count(const void *buf, uint32_t buf_size,
+int amdgpu_prof_spm_infer_xcc_count(const void *buf, uint32_t buf_size,
 			       uint32_t version, uint32_t total_bytes,
 			       bool any_loss);
 
-/** amdgpu_spm_clear_header_slots() - zero every candidate header slot */
-void amdgpu_spm_clear_header_slots(void *buf, uint32_t buf_size);
+/** amdgpu_prof_spm_clear_header_slots() - zero every candidate header slot */
+void amdgpu_prof_spm_clear_header_slots(void *buf, uint32_t buf_size);
 
-/* Which call an errno came from, for amdgpu_spm_strerror(). */
-enum amdgpu_spm_call {
-	AMDGPU_SPM_CALL_VERSION,
-	AMDGPU_SPM_CALL_ACQUIRE,
-	AMDGPU_SPM_CALL_RELEASE,
-	AMDGPU_SPM_CALL_SETDESTBUFF,
+/* Which call an errno came from, for amdgpu_prof_spm_strerror(). */
+enum amdgpu_prof_spm_call {
+	AMDGPU_PROF_SPM_CALL_VERSION,
+	AMDGPU_PROF_SPM_CALL_ACQUIRE,
+	AMDGPU_PROF_SPM_CALL_RELEASE,
+	AMDGPU_PROF_SPM_CALL_SETDESTBUFF,
 };
 
-/** amdgpu_spm_strerror() - explain an errno (either sign) of @call */
-const char *amdgpu_spm_strerror(int err, enum amdgpu_spm_call call);
+/** amdgpu_prof_spm_strerror() - explain an errno (either sign) of @call */
+const char *amdgpu_prof_spm_strerror(int err, enum amdgpu_prof_spm_call call);
 
 #ifdef __cplusplus
 }

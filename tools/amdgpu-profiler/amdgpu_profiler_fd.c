@@ -59,7 +59,7 @@ int amdgpu_spm_fd_release(int fd)
 
 int amdgpu_spm_fd_set_dest_buf(int fd, void *dest, uint32_t size,
 			       uint32_t *timeout, uint32_t *bytes_copied,
-			       bool *has_data_loss)
+			       uint32_t *has_data_loss)
 {
 	struct drm_amdgpu_profiler_args args;
 	int ret;
@@ -85,6 +85,6 @@ int amdgpu_spm_fd_set_dest_buf(int fd, void *dest, uint32_t size,
 	if (bytes_copied)
 		*bytes_copied = args.data.spm.bytes_copied;
 	if (has_data_loss)
-		*has_data_loss = args.data.spm.has_data_loss != 0;
+		*has_data_loss = args.data.spm.has_data_loss;
 	return 0;
 }

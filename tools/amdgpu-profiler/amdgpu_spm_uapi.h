@@ -118,10 +118,27 @@ int amdgpu_spm_fd_release(int fd);
  * is then not passed to the kernel, which wants 0 with no buffer). The
  * time left is written to @timeout on success and when a signal
  * interrupted the wait (-EINTR), which this call does not restart.
+ * @has_data_loss gets the kernel's has_data_loss word as it is: test it
+ * with amdgpu_spm_lost_samples(), not for non-zero.
  */
 AMDGPU_PROFILER_INTERNAL
 int amdgpu_spm_fd_set_dest_buf(int fd, void *dest, uint32_t size,
 			       uint32_t *timeout, uint32_t *bytes_copied,
-			       bool *has_data_loss);
+			       uint32_t *has_data_loss);
+
+/*
+ * Whether a has_data_loss word (of SET_DEST_BUF or of a share header) says
+ * that samples were lost. Since 1.1 bit 0 (AMDGPU_SPM_LOSS_SAMPLES) says
+ * so and bit 1 (AMDGPU_SPM_LOSS_FULL) only that a share filled up while
+ * data waited in the ring, which went on in the next buffer: not a loss.
+ * A 1.0 kernel defines no bits, only zero and non-zero.
+ */
+static inline bool amdgpu_spm_lost_samples(uint32_t has_data_loss,
+					   uint32_t version)
+{
+	if (version < AMDGPU_PROFILER_VERSION(1, 1))
+		return has_data_loss != 0;
+	return has_data_loss & AMDGPU_SPM_LOSS_SAMPLES;
+}
 
 #endif /* AMDGPU_SPM_UAPI_H */

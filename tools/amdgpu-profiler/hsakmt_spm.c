@@ -662,6 +662,10 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMSetDestBuffer(HSAuint32 PreferredNode,
 
 	if (SizeCopied)
 		*SizeCopied = ret ? 0 : args.data.spm.bytes_copied;
+	/*
+	 * Any non-zero word, a full share (AMDGPU_SPM_LOSS_FULL) included:
+	 * KFD's SPM ioctl flags a full buffer too, and this is its caller.
+	 */
 	if (isSPMDataLoss)
 		*isSPMDataLoss = !ret && args.data.spm.has_data_loss;
 	/*

@@ -114,7 +114,7 @@ int spm_file_read_header(struct spm_reader *rd, FILE *f,
 	memcpy(h, buf, sizeof(*h));
 	/* Later versions may grow both; skip what we do not know. */
 	if (h->header_size < sizeof(*h) ||
-	    h->record_size < sizeof(struct spm_record)) {
+	    h->record_size < SPM_RECORD_SIZE_V2_0) {
 		rd->what = "header or record size smaller than this format's";
 		return -EINVAL;
 	}
@@ -122,7 +122,10 @@ int spm_file_read_header(struct spm_reader *rd, FILE *f,
 	    fseek(f, (long)(h->header_size - sizeof(*h)), SEEK_CUR))
 		return -EIO;
 	rd->offset = h->header_size;
-	rd->record_extra = h->record_size - sizeof(struct spm_record);
+	/* Older files lack the fields at the end: they read as 0. */
+	rd->record_size = h->record_size < sizeof(struct spm_record) ?
+			  h->record_size : sizeof(struct spm_record);
+	rd->record_extra = h->record_size - rd->record_size;
 	rd->format = 2;
 	rd->what = NULL;
 	return 0;
@@ -181,7 +184,7 @@ int spm_file_read_record(struct spm_reader *rd, struct spm_record *r,
 		return read_data(rd, r->bytes, data, cap);
 	}
 
-	ret = read_exact(rd, r, sizeof(*r));
+	ret = read_exact(rd, r, rd->record_size);
 	if (ret <= 0)
 		return ret;
 	if (r->magic != SPM_RECORD_MAGIC) {

@@ -26,6 +26,9 @@
 
 /* spm_file_header.flags */
 #define SPM_FILE_XCC_COUNT_GIVEN	(1u << 0)	/* by --xcc-count */
+#define SPM_FILE_BOOTTIME		(1u << 1)	/* times are CLOCK_BOOTTIME
+							 * (else CLOCK_MONOTONIC) */
+#define SPM_FILE_GTT_BUFFERS		(1u << 2)	/* buffers were GTT BOs */
 
 struct spm_file_header {
 	char magic[8];
@@ -37,9 +40,10 @@ struct spm_file_header {
 	uint32_t num_buffers;		/* rotating destination buffers */
 	uint32_t timeout_ms;		/* SET_DEST_BUF wait */
 	uint32_t flags;			/* SPM_FILE_* */
-	uint64_t start_ns;		/* CLOCK_MONOTONIC at the start */
+	uint64_t start_ns;		/* at the start (see SPM_FILE_BOOTTIME) */
 	uint64_t start_realtime_ns;	/* CLOCK_REALTIME at the same time */
-	uint32_t reserved[2];
+	uint32_t gpu_counter_khz;	/* AMDGPU_INFO_DEV_INFO gpu_counter_freq, 0 unknown */
+	uint32_t reserved;
 };
 
 enum spm_record_type {
@@ -50,6 +54,9 @@ enum spm_record_type {
 /* spm_record.flags */
 #define SPM_RECORD_LOSS		(1u << 0)	/* this share lost data */
 #define SPM_RECORD_KERNEL_INFO	(1u << 1)	/* xcc, seq, times from the kernel (uAPI 1.1) */
+#define SPM_RECORD_FULL		(1u << 2)	/* the share filled up; its rest went on in
+						 * the next buffer (not a loss) */
+#define SPM_RECORD_GPU_CLOCK	(1u << 3)	/* gpu_clock* are valid */
 
 /*
  * SPM_RECORD_SHARE: one share of one retired buffer, then @bytes of data.
@@ -74,10 +81,22 @@ struct spm_record {
 	uint64_t retired_ns;		/* SET_DEST_BUF that retired it returned */
 	uint32_t last_us;		/* kernel's last_us (uAPI 1.1) */
 	uint32_t reserved;
+	/*
+	 * Since record_size 88: the GPU clock counter (AMDGPU_INFO_TIMESTAMP)
+	 * read right after the buffer was installed, the host time it was
+	 * read at (middle of the query) and how long the query took.
+	 */
+	uint64_t gpu_clock;
+	uint64_t gpu_clock_host_ns;
+	uint32_t gpu_clock_window_ns;
+	uint32_t reserved2;
 };
 
+/* Record size of files written before the GPU clock fields. */
+#define SPM_RECORD_SIZE_V2_0	64u
+
 _Static_assert(sizeof(struct spm_file_header) == 64, "file header layout");
-_Static_assert(sizeof(struct spm_record) == 64, "record layout");
+_Static_assert(sizeof(struct spm_record) == 88, "record layout");
 
 int spm_file_write_header(FILE *f, const struct spm_file_header *h);
 int spm_file_write_record(FILE *f, const struct spm_record *r,
@@ -94,6 +113,7 @@ struct spm_reader {
 	FILE *f;
 	int format;		/* 1 or 2 */
 	uint64_t offset;	/* of the next record */
+	uint32_t record_size;	/* record header bytes this reader reads */
 	uint32_t record_extra;	/* record header bytes this reader skips */
 	const char *what;	/* why the last read failed */
 };

@@ -21,15 +21,15 @@ int main(void)
 	unsigned int found = 0, minor_node;
 
 	/* The calls check their handle without a device. */
-	if (amdgpu_profiler_version(NULL, &version) != -EINVAL ||
-	    amdgpu_spm_acquire(NULL) != -EINVAL ||
-	    amdgpu_spm_release(NULL) != -EINVAL ||
-	    amdgpu_spm_setdestbuff(NULL, 0, NULL, NULL, NULL, NULL) != -EINVAL) {
+	if (amdgpu_prof_version(NULL, &version) != -EINVAL ||
+	    amdgpu_prof_spm_acquire(NULL) != -EINVAL ||
+	    amdgpu_prof_spm_release(NULL) != -EINVAL ||
+	    amdgpu_prof_spm_setdestbuff(NULL, 0, NULL, NULL, NULL, NULL) != -EINVAL) {
 		fprintf(stderr, "consumer: a NULL device handle was not refused\n");
 		return 1;
 	}
-	if (amdgpu_spm_share_size(4096, 2) != 2048) {
-		fprintf(stderr, "consumer: amdgpu_spm_share_size() is wrong\n");
+	if (amdgpu_prof_spm_share_size(4096, 2) != 2048) {
+		fprintf(stderr, "consumer: amdgpu_prof_spm_share_size() is wrong\n");
 		return 1;
 	}
 
@@ -47,10 +47,10 @@ int main(void)
 			continue;
 		}
 		found++;
-		ret = amdgpu_profiler_version(dev, &version);
+		ret = amdgpu_prof_version(dev, &version);
 		if (ret)
 			printf("consumer: %s: no profiler interface: %s\n", path,
-			       amdgpu_spm_strerror(ret, AMDGPU_SPM_CALL_VERSION));
+			       amdgpu_prof_spm_strerror(ret, AMDGPU_PROF_SPM_CALL_VERSION));
 		else
 			printf("consumer: %s: profiler interface %u.%u\n", path,
 			       AMDGPU_PROFILER_VERSION_MAJOR(version),

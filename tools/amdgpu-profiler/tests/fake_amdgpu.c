@@ -7,6 +7,10 @@
  * that the kernel makes before touching state, -EBUSY for a file that does
  * not own the SPM, the wait before any state changes, the time left written
  * back on success and on -EINTR, and the outputs left alone on error.
+ * It also serves the few other ioctls the tools make: GTT BOs to use as
+ * destination buffers (GEM_CREATE, GEM_MMAP, mmap, GEM_CLOSE; not pinned
+ * and not charged, as amdgpu_spm_buf.c treats a VM_PFNMAP mapping), and
+ * AMDGPU_INFO's DEV_INFO (gpu_counter_freq) and TIMESTAMP.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <drm/drm.h>
@@ -50,6 +55,38 @@ static struct pin {
 } pins[PIN_CACHE];
 static uint64_t pin_lru;
 
+/* GTT BOs: GEM handles, and where they are mapped. */
+#define MAX_BOS		16
+static struct bo {
+	uint32_t handle;	/* 0: free slot */
+	uint64_t size;
+	uint64_t map_addr;	/* 0: not mapped */
+	uint64_t map_len;
+} bos[MAX_BOS];
+static uint32_t next_handle;
+
+static struct bo *bo_by_handle(uint32_t handle)
+{
+	unsigned int i;
+
+	for (i = 0; handle && i < MAX_BOS; i++)
+		if (bos[i].handle == handle)
+			return &bos[i];
+	return NULL;
+}
+
+/* Whether [@addr, @addr + @size) lies in one BO mapping. */
+static bool bo_mapped(uint64_t addr, uint64_t size)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_BOS; i++)
+		if (bos[i].map_addr && addr >= bos[i].map_addr &&
+		    addr + size <= bos[i].map_addr + bos[i].map_len)
+			return true;
+	return false;
+}
+
 static uint64_t pin_bytes(uint64_t addr, uint32_t size)
 {
 	uint64_t first = addr / PAGE, last = (addr + size - 1) / PAGE;
@@ -69,6 +106,9 @@ static int pin_get(uint64_t addr, uint32_t size)
 	uint64_t need = pin_bytes(addr, size);
 	unsigned int i;
 
+	/* A BO mapped through the node is written, not pinned or charged */
+	if (bo_mapped(addr, size))
+		return 0;
 	for (i = 0; i < PIN_CACHE; i++) {
 		if (pins[i].size && pins[i].addr == addr && pins[i].size == size) {
 			pins[i].lru = ++pin_lru;
@@ -94,11 +134,12 @@ static int pin_get(uint64_t addr, uint32_t size)
 	return 0;
 }
 
+/* The clock of the share headers (uAPI 1.1) and of the GPU counter here */
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -117,6 +158,7 @@ void fake_amdgpu_reset(const struct fake_amdgpu_config *c)
 	acq_calls = 0;
 	tampered = false;
 	pins_drop();
+	memset(bos, 0, sizeof(bos));
 	pthread_mutex_unlock(&lock);
 }
 
@@ -142,6 +184,7 @@ int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *c)
 	c->num_xcc = 1;
 	c->bytes = 4096;
 	c->fill_ms = 2;
+	c->counter_khz = 100000;
 	if (!copy)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok;
@@ -210,6 +253,10 @@ int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *c)
 			c->tamper_call = (unsigned int)v;
 		else if (!strcmp(tok, "nospm"))
 			c->nospm = v != 0;
+		else if (!strcmp(tok, "nogem"))
+			c->nogem = v != 0;
+		else if (!strcmp(tok, "counter_khz") && v && v <= 10000000)
+			c->counter_khz = (uint32_t)v;
 		else
 			ret = -EINVAL;
 	}
@@ -249,6 +296,7 @@ static uint32_t retire(uint32_t *loss_out)
 			(uint32_t)(rate * elapsed_us / (cfg.fill_ms * 1000ull)) :
 			(uint32_t)rate;
 		uint32_t b;
+		bool full = false;
 
 		if (bytes > (1u << 28))
 			bytes = 1u << 28;
@@ -257,8 +305,11 @@ static uint32_t retire(uint32_t *loss_out)
 			bytes = 0;
 
 		bytes &= ~31u;
-		if (bytes > share - 32)
+		/* No room for all: the rest stays in the ring (1.1: FULL) */
+		if (bytes > share - 32) {
 			bytes = share - 32;
+			full = true;
+		}
 		for (b = 0; b < bytes; b++)
 			p[32 + b] = (unsigned char)(cfg.first_xcc + i + b);
 		memset(&h, 0, sizeof(h));
@@ -267,6 +318,10 @@ static uint32_t retire(uint32_t *loss_out)
 		h.has_data_loss = cfg.loss_seq && cur_seq == cfg.loss_seq &&
 				  i == 0;
 		if (cfg.version >= AMDGPU_PROFILER_VERSION(1, 1)) {
+			if (full) {
+				h.has_data_loss |= AMDGPU_SPM_LOSS_FULL;
+				st.full_shares++;
+			}
 			uint64_t us = (now - cur_start_ns) / 1000;
 
 			h.xcc_info = AMDGPU_SPM_HDR_XCC_INFO(cfg.first_xcc + i,
@@ -319,6 +374,8 @@ static int set_dest_buf(int fd, struct drm_amdgpu_spm_args *a)
 		goto out;
 	}
 	/* Pinned (and charged) before any wait. */
+	if (a->dest_buf && bo_mapped(a->dest_buf, a->buf_size))
+		st.bo_dest++;
 	if (a->dest_buf) {
 		ret = pin_get(a->dest_buf, a->buf_size);
 		if (ret)
@@ -425,12 +482,98 @@ static int spm(int fd, struct drm_amdgpu_spm_args *a)
 	}
 }
 
+/* GEM_CREATE, GEM_MMAP, GEM_CLOSE as amdgpu_gem.c answers them (GTT only) */
+static int gem(unsigned long req, void *arg)
+{
+	unsigned int i;
+	struct bo *bo;
+
+	if (req == DRM_IOCTL_AMDGPU_GEM_CREATE) {
+		union drm_amdgpu_gem_create *c = arg;
+		uint64_t size = c->in.bo_size;
+
+		st.gem_create++;
+		if (!size || c->in.domains != AMDGPU_GEM_DOMAIN_GTT)
+			return -EINVAL;
+		if (cfg.nogem)
+			return -ENOMEM;
+		bo = NULL;
+		for (i = 0; i < MAX_BOS && !bo; i++)
+			if (!bos[i].handle && !bos[i].map_addr)
+				bo = &bos[i];
+		if (!bo)
+			return -ENOMEM;
+		memset(bo, 0, sizeof(*bo));
+		bo->handle = ++next_handle;
+		bo->size = size;
+		memset(c, 0, sizeof(*c));
+		c->out.handle = bo->handle;
+		return 0;
+	}
+	if (req == DRM_IOCTL_AMDGPU_GEM_MMAP) {
+		union drm_amdgpu_gem_mmap *m = arg;
+
+		bo = bo_by_handle(m->in.handle);
+		if (!bo)
+			return -ENOENT;
+		memset(m, 0, sizeof(*m));
+		/* A fake offset: the handle in the high half */
+		m->out.addr_ptr = (uint64_t)bo->handle << 32;
+		return 0;
+	}
+	/* DRM_IOCTL_GEM_CLOSE */
+	bo = bo_by_handle(((struct drm_gem_close *)arg)->handle);
+	if (!bo)
+		return -EINVAL;
+	st.gem_close++;
+	/* The mapping keeps the BO alive, as a real mmap does */
+	if (!bo->map_addr)
+		memset(bo, 0, sizeof(*bo));
+	else
+		bo->handle = UINT32_MAX - (uint32_t)(bo - bos);
+	return 0;
+}
+
+/* AMDGPU_INFO: DEV_INFO's gpu_counter_freq and TIMESTAMP */
+static int info(struct drm_amdgpu_info *q)
+{
+	void *out = (void *)(uintptr_t)q->return_pointer;
+
+	if (!out || !q->return_size)
+		return -EINVAL;
+	if (q->query == AMDGPU_INFO_DEV_INFO) {
+		struct drm_amdgpu_info_device dev;
+
+		memset(&dev, 0, sizeof(dev));
+		dev.gpu_counter_freq = cfg.counter_khz;
+		memcpy(out, &dev, q->return_size < sizeof(dev) ?
+		       q->return_size : sizeof(dev));
+		return 0;
+	}
+	if (q->query == AMDGPU_INFO_TIMESTAMP) {
+		uint64_t ns = now_ns();
+		/* A free-running counter at counter_khz, on CLOCK_BOOTTIME */
+		uint64_t ticks = ns / 1000000u * cfg.counter_khz +
+				 ns % 1000000u * cfg.counter_khz / 1000000u;
+
+		st.timestamp++;
+		memcpy(out, &ticks, q->return_size < 8 ? q->return_size : 8);
+		return 0;
+	}
+	return -EINVAL;
+}
+
 int fake_amdgpu_ioctl(int fd, unsigned long req, void *arg)
 {
 	int ret;
 
 	pthread_mutex_lock(&lock);
-	if (req == DRM_IOCTL_VERSION) {
+	if (req == DRM_IOCTL_AMDGPU_GEM_CREATE ||
+	    req == DRM_IOCTL_AMDGPU_GEM_MMAP || req == DRM_IOCTL_GEM_CLOSE) {
+		ret = gem(req, arg);
+	} else if (req == DRM_IOCTL_AMDGPU_INFO) {
+		ret = info(arg);
+	} else if (req == DRM_IOCTL_VERSION) {
 		struct drm_version *v = arg;
 		static const char name[] = "amdgpu";
 
@@ -485,6 +628,50 @@ void fake_amdgpu_close(int fd)
 		st.owner = -1;
 		cur_addr = 0;
 		pins_drop();
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+void *fake_amdgpu_mmap(int fd, size_t len, int prot, int flags, long off)
+{
+	struct bo *bo;
+	void *p;
+
+	(void)fd;
+	pthread_mutex_lock(&lock);
+	bo = off & 0xffffffffl ? NULL : bo_by_handle((uint32_t)(off >> 32));
+	if (!bo || bo->map_addr || !len || len > bo->size ||
+	    !(flags & MAP_SHARED)) {
+		pthread_mutex_unlock(&lock);
+		errno = bo ? EINVAL : EACCES;
+		return MAP_FAILED;
+	}
+	p = mmap(NULL, len, prot, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED) {
+		bo->map_addr = (uintptr_t)p;
+		bo->map_len = len;
+	}
+	pthread_mutex_unlock(&lock);
+	return p;
+}
+
+void fake_amdgpu_munmap(void *addr, size_t len)
+{
+	uint64_t a = (uintptr_t)addr;
+	unsigned int i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MAX_BOS; i++) {
+		struct bo *bo = &bos[i];
+
+		if (!bo->map_addr || bo->map_addr + bo->map_len <= a ||
+		    bo->map_addr >= a + len)
+			continue;
+		bo->map_addr = 0;
+		bo->map_len = 0;
+		/* Closed while mapped: the mapping was its last reference */
+		if (bo->handle > UINT32_MAX - MAX_BOS)
+			memset(bo, 0, sizeof(*bo));
 	}
 	pthread_mutex_unlock(&lock);
 }

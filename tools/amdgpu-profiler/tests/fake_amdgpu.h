@@ -33,6 +33,10 @@ struct fake_amdgpu_config {
 				  * CAP_IPC_LOCK, bytes; 0: no limit */
 	bool nospm;		/* no SPM on the device (SR-IOV VF, no hooks):
 				  * every SPM operation fails with -EOPNOTSUPP */
+	bool nogem;		/* GEM_CREATE fails with -ENOMEM */
+	uint32_t counter_khz;	/* AMDGPU_INFO_DEV_INFO.gpu_counter_freq; the
+				  * AMDGPU_INFO_TIMESTAMP counter runs at it
+				  * on CLOCK_BOOTTIME (default 100000) */
 };
 
 /* One SET_DEST_BUF as the fake kernel saw it. */
@@ -53,17 +57,28 @@ struct fake_amdgpu_stats {
 	int owner;		/* fd owning the SPM, -1 none */
 	uint32_t seq;		/* seq of the buffer installed last */
 	uint64_t pinned;	/* bytes charged to the memlock limit now */
+	unsigned int gem_create, gem_close, timestamp;
+	unsigned int bo_dest;	/* SET_DEST_BUF calls whose buffer is a BO */
+	unsigned int full_shares;	/* shares retired with LOSS_FULL */
 };
 
 void fake_amdgpu_reset(const struct fake_amdgpu_config *cfg);
 /* "version=1.1,xcc=2,first_xcc=0,bytes=4096,fill_ms=5,loss_seq=3,gap_seq=5,
  *  eintr_call=2,stop_call=10,acquire_err=EPERM,tamper_call=4,memlock=8M,
- *  nospm=1"; returns 0 or -EINVAL. */
+ *  nospm=1,nogem=1,counter_khz=25000"; returns 0 or -EINVAL. */
 int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *cfg);
 /* Returns 0 or -errno, as the kernel would. */
 int fake_amdgpu_ioctl(int fd, unsigned long req, void *arg);
 /* The file @fd was closed: ends an acquisition it owns. */
 void fake_amdgpu_close(int fd);
+/*
+ * mmap() of the fake node at a GEM_MMAP offset: the BO's pages, which the
+ * kernel neither pins nor charges as a destination (VM_PFNMAP). Returns
+ * MAP_FAILED with errno set for an offset that is no BO's.
+ */
+void *fake_amdgpu_mmap(int fd, size_t len, int prot, int flags, long off);
+/* munmap() of a range: forget the BO mappings in it. */
+void fake_amdgpu_munmap(void *addr, size_t len);
 const struct fake_amdgpu_stats *fake_amdgpu_stats(void);
 /* From now on each share gets about @bytes per fill_ms (0: counters stopped). */
 void fake_amdgpu_set_bytes(uint32_t bytes);

@@ -8,7 +8,9 @@
  * configured by FAKE_AMDGPU (see fake_amdgpu_parse()). With
  * FAKE_AMDGPU_PARAMS=DIR, /sys/module/amdgpu/parameters/NAME opens as
  * DIR/NAME (ENOENT if it is not there), for the module parameters the
- * tools read. Every other open(), ioctl() and close() goes to libc.
+ * tools read. mmap() of a fake node maps the fake's GTT BOs; munmap()
+ * tells the fake. Every other open(), ioctl(), mmap() and close() goes to
+ * libc.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fake_amdgpu.h"
@@ -31,6 +34,8 @@ static int (*real_open)(const char *, int, ...);
 static int (*real_openat)(int, const char *, int, ...);
 static int (*real_close)(int);
 static int (*real_ioctl)(int, unsigned long, ...);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static int (*real_munmap)(void *, size_t);
 
 __attribute__((constructor)) static void init(void)
 {
@@ -40,6 +45,8 @@ __attribute__((constructor)) static void init(void)
 	real_openat = dlsym(RTLD_NEXT, "openat");
 	real_close = dlsym(RTLD_NEXT, "close");
 	real_ioctl = dlsym(RTLD_NEXT, "ioctl");
+	real_mmap = dlsym(RTLD_NEXT, "mmap");
+	real_munmap = dlsym(RTLD_NEXT, "munmap");
 	if (fake_amdgpu_parse(getenv("FAKE_AMDGPU"), &cfg)) {
 		fprintf(stderr, "fake_amdgpu: bad FAKE_AMDGPU='%s'\n",
 			getenv("FAKE_AMDGPU"));
@@ -152,5 +159,31 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 		errno = -ret;
 		return -1;
 	}
+	return ret;
+}
+
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off)
+{
+	if (!real_mmap)
+		real_mmap = dlsym(RTLD_NEXT, "mmap");
+	if (fd < 0 || fd >= MAX_FDS || !fake_fd[fd])
+		return real_mmap(addr, len, prot, flags, fd, off);
+	return fake_amdgpu_mmap(fd, len, prot, flags, (long)off);
+}
+
+EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
+		    off_t off) __attribute__((alias("mmap")));
+
+EXPORT int munmap(void *addr, size_t len)
+{
+	int ret;
+
+	if (!real_munmap)
+		real_munmap = dlsym(RTLD_NEXT, "munmap");
+	ret = real_munmap(addr, len);
+
+	if (!ret)
+		fake_amdgpu_munmap(addr, len);
 	return ret;
 }

@@ -67,42 +67,42 @@ static void test_calls(void)
 
 	reset("version=1.1,xcc=2,bytes=1024,fill_ms=5");
 	CHECK(a.fd >= 0 && b.fd >= 0);
-	CHECK(amdgpu_profiler_version(&a, &version) == 0);
+	CHECK(amdgpu_prof_version(&a, &version) == 0);
 	CHECK(version == AMDGPU_PROFILER_VERSION(1, 1));
-	CHECK(amdgpu_spm_acquire(&a) == 0);
-	CHECK(amdgpu_spm_acquire(&b) == -EBUSY);
-	CHECK(amdgpu_spm_release(&b) == -EBUSY);
+	CHECK(amdgpu_prof_spm_acquire(&a) == 0);
+	CHECK(amdgpu_prof_spm_acquire(&b) == -EBUSY);
+	CHECK(amdgpu_prof_spm_release(&b) == -EBUSY);
 
 	/* The first buffer: nothing to wait for, nothing retired. */
 	timeout = 50;
-	CHECK(amdgpu_spm_setdestbuff(&a, 8192, &timeout, &copied, buf,
+	CHECK(amdgpu_prof_spm_setdestbuff(&a, 8192, &timeout, &copied, buf,
 				     &loss) == 0);
 	CHECK(copied == 0 && !loss && timeout == 50);
 	/* The second waits for the first to fill: time left comes back. */
 	timeout = 50;
-	CHECK(amdgpu_spm_setdestbuff(&a, 8192, &timeout, &copied, buf2,
+	CHECK(amdgpu_prof_spm_setdestbuff(&a, 8192, &timeout, &copied, buf2,
 				     &loss) == 0);
 	CHECK(timeout <= 45 && copied > 0 && !loss);
-	CHECK(amdgpu_spm_parse_shares(buf, 8192, 2, version, NULL) == 0);
-	CHECK(amdgpu_spm_setdestbuff(&b, 8192, NULL, NULL, buf, NULL) ==
+	CHECK(amdgpu_prof_spm_parse_shares(buf, 8192, 2, version, NULL) == 0);
+	CHECK(amdgpu_prof_spm_setdestbuff(&b, 8192, NULL, NULL, buf, NULL) ==
 	      -EBUSY);
 
 	/* Stopping: NULL buffer, whatever size the caller passes. */
 	timeout = 0;
-	CHECK(amdgpu_spm_setdestbuff(&a, 8192, &timeout, &copied, NULL,
+	CHECK(amdgpu_prof_spm_setdestbuff(&a, 8192, &timeout, &copied, NULL,
 				     &loss) == 0);
 	CHECK(st->ncalls > 0 &&
 	      st->calls[st->ncalls - 1].dest_buf == 0 &&
 	      st->calls[st->ncalls - 1].buf_size == 0);
 	/* NULL outputs are allowed. */
-	CHECK(amdgpu_spm_setdestbuff(&a, 0, NULL, NULL, NULL, NULL) == 0);
+	CHECK(amdgpu_prof_spm_setdestbuff(&a, 0, NULL, NULL, NULL, NULL) == 0);
 	/* A misaligned buffer is the kernel's to refuse; timeout is kept. */
 	timeout = 7;
-	CHECK(amdgpu_spm_setdestbuff(&a, 4096, &timeout, &copied,
+	CHECK(amdgpu_prof_spm_setdestbuff(&a, 4096, &timeout, &copied,
 				     (char *)buf + 8, &loss) == -EINVAL);
 	CHECK(timeout == 7);
-	CHECK(amdgpu_spm_release(&a) == 0);
-	CHECK(amdgpu_spm_release(&a) == -EINVAL);
+	CHECK(amdgpu_prof_spm_release(&a) == 0);
+	CHECK(amdgpu_prof_spm_release(&a) == -EINVAL);
 	close(a.fd);
 	close(b.fd);
 	munmap(buf, 8192);
@@ -120,9 +120,9 @@ static void test_eintr_restart(void)
 	unsigned int n;
 
 	reset("version=1.0,xcc=1,fill_ms=20,eintr_call=1");
-	CHECK(amdgpu_spm_acquire(&a) == 0);
-	CHECK(amdgpu_spm_setdestbuff(&a, 4096, NULL, NULL, buf, NULL) == 0);
-	CHECK(amdgpu_spm_setdestbuff(&a, 4096, &timeout, &copied, buf,
+	CHECK(amdgpu_prof_spm_acquire(&a) == 0);
+	CHECK(amdgpu_prof_spm_setdestbuff(&a, 4096, NULL, NULL, buf, NULL) == 0);
+	CHECK(amdgpu_prof_spm_setdestbuff(&a, 4096, &timeout, &copied, buf,
 				     &loss) == 0);
 	n = st->ncalls;
 	CHECK(n == 3);
@@ -146,9 +146,9 @@ static void test_no_profiler(void)
 	uint32_t version = 5;
 
 	reset("version=none");
-	CHECK(amdgpu_profiler_version(&a, &version) == -EINVAL);
+	CHECK(amdgpu_prof_version(&a, &version) == -EINVAL);
 	CHECK(version == 5);
-	CHECK(amdgpu_profiler_version(&a, NULL) == -EINVAL);
+	CHECK(amdgpu_prof_version(&a, NULL) == -EINVAL);
 	close(a.fd);
 }
 

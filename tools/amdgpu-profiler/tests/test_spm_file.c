@@ -47,6 +47,8 @@ static void test_round_trip(void)
 		.buffer = 7, .bytes = 64, .xcc = 5, .share = 1,
 		.num_shares = 2, .seq = 8, .start_ns = 1234, .last_ns = 1300,
 		.installed_ns = 1200, .retired_ns = 1400, .last_us = 66,
+		.gpu_clock = 0x123456789ull, .gpu_clock_host_ns = 1210,
+		.gpu_clock_window_ns = 3,
 	}, end = { .type = SPM_RECORD_END, .buffer = 8, .num_shares = 2 }, rr;
 	unsigned char payload[64], *data = NULL;
 	struct spm_reader rd;
@@ -60,12 +62,12 @@ static void test_round_trip(void)
 	CHECK(spm_file_write_record(f, &r, payload) == 0);
 	CHECK(spm_file_write_record(f, &end, NULL) == 0);
 	fclose(f);
-	CHECK(len == 64 + 64 + 64 + 64);
+	CHECK(len == 64 + 88 + 64 + 88);
 
 	f = reopen(buf, len);
 	CHECK(spm_file_read_header(&rd, f, &got) == 0);
 	CHECK(rd.format == 2 && !memcmp(got.magic, SPM_FILE_MAGIC, 8));
-	CHECK(got.header_size == 64 && got.record_size == 64);
+	CHECK(got.header_size == 64 && got.record_size == 88);
 	CHECK(got.version == h.version && got.xcc_count == 2);
 	CHECK(got.buf_size == 4096 && got.num_buffers == 3);
 	CHECK(got.timeout_ms == 100 && got.start_ns == 1000);
@@ -81,7 +83,7 @@ static void test_round_trip(void)
 	fclose(f);
 
 	/* Cut inside the data of the share record. */
-	f = reopen(buf, 64 + 64 + 10);
+	f = reopen(buf, 64 + 88 + 10);
 	CHECK(spm_file_read_header(&rd, f, &got) == 0);
 	CHECK(spm_file_read_record(&rd, &rr, &data, &cap) == -EINVAL);
 	CHECK(rd.what && strstr(rd.what, "truncated"));
@@ -109,6 +111,47 @@ static void test_round_trip(void)
 	/* An empty file. */
 	f = reopen("", 0);
 	CHECK(spm_file_read_header(&rd, f, &got) == -EINVAL);
+	fclose(f);
+	free(buf);
+	free(data);
+}
+
+/*
+ * A file of the recorder before the GPU clock fields (64-byte records):
+ * every field it has reads, the clock fields read as 0, the data follows.
+ */
+static void test_records_before_clock(void)
+{
+	struct spm_file_header h = { .version = (1u << 24) | 1 };
+	struct spm_record r = { .magic = SPM_RECORD_MAGIC,
+				.type = SPM_RECORD_SHARE, .bytes = 4,
+				.xcc = 3, .seq = 9, .last_us = 17 }, rr;
+	unsigned char *data = NULL;
+	struct spm_reader rd;
+	size_t len, cap = 0;
+	char *buf;
+	FILE *f;
+
+	memcpy(h.magic, SPM_FILE_MAGIC, 8);
+	h.header_size = sizeof(h);
+	h.record_size = SPM_RECORD_SIZE_V2_0;
+	f = mem(&buf, &len);
+	fwrite(&h, sizeof(h), 1, f);
+	fwrite(&r, SPM_RECORD_SIZE_V2_0, 1, f);
+	fwrite("abcd", 4, 1, f);
+	fwrite(&r, SPM_RECORD_SIZE_V2_0, 1, f);
+	fwrite("efgh", 4, 1, f);
+	fclose(f);
+
+	f = reopen(buf, len);
+	CHECK(spm_file_read_header(&rd, f, &h) == 0);
+	CHECK(spm_file_read_record(&rd, &rr, &data, &cap) == 1);
+	CHECK(rr.xcc == 3 && rr.seq == 9 && rr.last_us == 17 && rr.bytes == 4);
+	CHECK(!rr.gpu_clock && !rr.gpu_clock_host_ns && !rr.gpu_clock_window_ns);
+	CHECK(!memcmp(data, "abcd", 4));
+	CHECK(spm_file_read_record(&rd, &rr, &data, &cap) == 1);
+	CHECK(rr.xcc == 3 && !memcmp(data, "efgh", 4));
+	CHECK(spm_file_read_record(&rd, &rr, &data, &cap) == 0);
 	fclose(f);
 	free(buf);
 	free(data);
@@ -145,8 +188,8 @@ static void test_larger_headers(void)
 	CHECK(spm_file_read_record(&rd, &rr, &data, &cap) == 0);
 	fclose(f);
 
-	/* Smaller than this format's: refused. */
-	h.record_size = 16;
+	/* Smaller than format 2's first records: refused. */
+	h.record_size = SPM_RECORD_SIZE_V2_0 - 8;
 	memcpy(buf, &h, sizeof(h));
 	f = reopen(buf, len);
 	CHECK(spm_file_read_header(&rd, f, &h) == -EINVAL);
@@ -200,6 +243,7 @@ static void test_format_1(void)
 int main(void)
 {
 	test_round_trip();
+	test_records_before_clock();
 	test_larger_headers();
 	test_format_1();
 	return unit_done();
