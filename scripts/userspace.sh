@@ -236,6 +236,22 @@ if need_pkg "hsakmt provider (hsakmt.h, libhsakmt.pc)" libhsakmt-dev pkg-config 
 			grep -q 'hsaKmtSPMRelease(1): status 3' "$us/provider-$e.txt"
 		result $? "ACQUIRE refused with $e: the message says that amdgpu.$p refused and reads $v, Release after it fails cleanly"
 	done
+	# Debian's real libhsakmt with an open KFD: rocm/fake_kfd_preload.so
+	# serves /dev/kfd and the KFD topology, the fake render node the ioctl.
+	fk=$tool/rocm/fake_kfd_preload.so
+	[ -f "$fk" ]
+	result $? "rocm/fake_kfd_preload.c builds with -Wall -Wextra -Werror"
+	FAKE_KFD_STATS=1 FAKE_AMDGPU_NODE=/dev/dri/renderD128 \
+		FAKE_AMDGPU=version=1.1,xcc=2,bytes=8192,fill_ms=5,stop_call=10 \
+		LD_PRELOAD="$prov $fk $tool/tests/fake_amdgpu_preload.so" \
+		"$interpose" 1 8 20 > "$us/fakekfd-provider.txt" 2>&1
+	rc=$?
+	sed 's/^/  /' "$us/fakekfd-provider.txt"
+	[ "$rc" = 0 ] && grep -q '^hsaKmtOpenKFD: status 0$' "$us/fakekfd-provider.txt" &&
+		grep -q 'hsaKmtSPMAcquire(1): status 0' "$us/fakekfd-provider.txt" &&
+		grep -q 'timeout kept, drained' "$us/fakekfd-provider.txt" &&
+		grep -q 'RLC_SPM 0,' "$us/fakekfd-provider.txt"
+	result $? "Debian's libhsakmt with a (fake) open KFD: the provider serves hsaKmtSPM* over the ioctl, KFD's RLC_SPM never called"
 fi
 
 # The library as a distribution would install it, and a program built
@@ -247,18 +263,18 @@ result $? "make install DESTDIR=$stage PREFIX=/usr"
 # The multiarch libdir, as libdrm's (cc -print-multiarch; lib without one)
 ma=$(cc -print-multiarch 2>/dev/null)
 lib=$stage/usr/lib${ma:+/$ma}
-[ -f "$lib/libamdgpu_profiler.so.1.0.0" ] &&
-	[ "$(readlink "$lib/libamdgpu_profiler.so.1")" = libamdgpu_profiler.so.1.0.0 ] &&
-	[ "$(readlink "$lib/libamdgpu_profiler.so")" = libamdgpu_profiler.so.1 ] &&
+[ -f "$lib/libamdgpu_profiler.so.2.0.0" ] &&
+	[ "$(readlink "$lib/libamdgpu_profiler.so.2")" = libamdgpu_profiler.so.2.0.0 ] &&
+	[ "$(readlink "$lib/libamdgpu_profiler.so")" = libamdgpu_profiler.so.2 ] &&
 	[ -f "$stage/usr/include/libamdgpu_profiler/amdgpu_profiler.h" ] &&
 	[ ! -e "$stage/usr/include/amdgpu_profiler.h" ] &&
 	[ -f "$lib/pkgconfig/libamdgpu_profiler.pc" ] &&
 	! find "$stage" -name amdgpu_spm_uapi.h | grep -q .
-result $? "installed: ${lib#"$stage"}/libamdgpu_profiler.so.1.0.0 and its links, include/libamdgpu_profiler/amdgpu_profiler.h, libamdgpu_profiler.pc; no internal header"
-readelf -d "$lib/libamdgpu_profiler.so.1.0.0" 2>/dev/null |
-	grep -q 'SONAME.*\[libamdgpu_profiler.so.1\]'
-result $? "soname is libamdgpu_profiler.so.1"
-nm -D --defined-only "$lib/libamdgpu_profiler.so.1.0.0" | awk '$2 == "T" { print $3 }' |
+result $? "installed: ${lib#"$stage"}/libamdgpu_profiler.so.2.0.0 and its links, include/libamdgpu_profiler/amdgpu_profiler.h, libamdgpu_profiler.pc; no internal header"
+readelf -d "$lib/libamdgpu_profiler.so.2.0.0" 2>/dev/null |
+	grep -q 'SONAME.*\[libamdgpu_profiler.so.2\]'
+result $? "soname is libamdgpu_profiler.so.2"
+nm -D --defined-only "$lib/libamdgpu_profiler.so.2.0.0" | awk '$2 == "T" { print $3 }' |
 	sort > "$us/symbols"
 diff -u "$tool/libamdgpu_profiler.symbols" "$us/symbols" > "$us/symbols.diff"
 result $? "exported symbols are exactly libamdgpu_profiler.symbols (fd-level calls hidden)"

@@ -389,7 +389,7 @@ static void print_summary(const struct dump *d, const struct options *o)
 	printf("total: %zu shares, %" PRIu64 " bytes; buffers with lost samples: %" PRIu64
 	       " (%" PRIu64 " shares); lost buffers: %" PRIu64
 	       "; buffers with a full share: %" PRIu64 " (%" PRIu64
-	       " shares; not a loss: the rest went on in the next buffer)\n",
+	       " shares; not counted as loss: the rest went on in the next buffer, but in a ring mode that stalls the RLC may have missed samples meanwhile)\n",
 	       d->nshares, bytes, loss_buffers, loss, lost, full_buffers, full);
 	khz = gpu_clock_khz(d, &readings);
 	if (readings)

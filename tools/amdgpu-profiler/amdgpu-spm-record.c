@@ -139,8 +139,7 @@ static const char *prog = "amdgpu-spm-record";
 
 static const char short_usage[] =
 "Usage: amdgpu-spm-record [-d DEVICE] [-o FILE] [-t SECONDS] [-i SECONDS]\n"
-"                         [-n 2|3] [-s SIZE] [-T MS] [-x XCCS] [-m gtt|gtt-only|anon]\n"
-"                         [--fail-on-loss] [-q]\n"
+"                         [-n 2|3] [-s SIZE] [-T MS] [-x XCCS] [-m KIND] [--fail-on-loss] [-q]\n"
 "Try 'amdgpu-spm-record --help' for more information.\n";
 
 static void die(int status, const char *fmt, ...)
@@ -202,7 +201,7 @@ static void usage(FILE *f)
 "  -x, --xcc-count N     XCCs of the partition (default: inferred from the\n"
 "                        share headers of the first buffers with data)\n"
 "      --fail-on-loss    exit with status 7 if samples or buffers were lost\n"
-"                        (a share that filled up lost nothing: its rest\n"
+"                        (a share that filled up is not counted: its rest\n"
 "                        went on in the next buffer)\n"
 "  -q, --quiet           no progress line\n"
 "  -h, --help            show this help and exit\n"
@@ -1051,7 +1050,7 @@ int main(int argc, char **argv)
 		r.buffers_retired, r.total_bytes, r.loss_buffers);
 	if (r.version >= AMDGPU_PROFILER_VERSION_1_1)
 		fprintf(stderr, ", %" PRIu64 " lost (gaps in the kernel's sequence), %" PRIu64
-			" with a share that filled up (not a loss: the rest went on in the next buffer)",
+			" with a share that filled up (its rest went on in the next buffer; not counted as loss, although in a ring mode that stalls, which aqlprofile selects, the RLC may have missed samples meanwhile)",
 			r.lost_buffers, r.full_buffers);
 	fputc('\n', stderr);
 	if (!r.xcc_count) {

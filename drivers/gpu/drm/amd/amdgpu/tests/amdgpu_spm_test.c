@@ -15,6 +15,7 @@
 #include <linux/anon_inodes.h>
 #include <linux/cred.h>
 #include <linux/delay.h>
+#include <linux/dma-resv.h>
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/hugetlb.h>
@@ -499,10 +500,14 @@ static void spm_header_seq_counts_buffers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
-enum buf_kind { BUF_ANON, BUF_SHMEM, BUF_HUGETLB, BUF_PFNMAP };
+enum buf_kind { BUF_ANON, BUF_SHMEM, BUF_HUGETLB, BUF_PFNMAP, BUF_PFNMAP_FAULT };
 
-static const char * const buf_kind_names[] = { "anonymous", "shmem", "hugetlb", "VM_PFNMAP" };
-static const enum buf_kind buf_kinds[] = { BUF_ANON, BUF_SHMEM, BUF_HUGETLB, BUF_PFNMAP };
+static const char * const buf_kind_names[] = {
+	"anonymous", "shmem", "hugetlb", "VM_PFNMAP", "VM_PFNMAP faulted in"
+};
+static const enum buf_kind buf_kinds[] = {
+	BUF_ANON, BUF_SHMEM, BUF_HUGETLB, BUF_PFNMAP, BUF_PFNMAP_FAULT
+};
 
 static void buf_kind_desc(const enum buf_kind *k, char *desc)
 {
@@ -559,6 +564,85 @@ static unsigned long spm_pfnmap_buf(struct kunit *test, u32 size)
 	return addr;
 }
 
+/*
+ * A buffer like a GTT BO mapped through amdgpu's render node, as the
+ * reference recorder allocates them: VM_PFNMAP | VM_IO and nothing mapped
+ * until a fault, whose handler takes the BO's reservation and inserts the
+ * PFN (ttm_bo_mmap_obj(), ttm_bo_vm_reserve(), ttm_bo_vm_fault_reserved()).
+ * So the worker's copy_to_user() faults, under its locks and in the
+ * owner's mm, and lockdep sees what that takes.
+ */
+struct pfnfault_buf {
+	struct page *pages;
+	unsigned int order;
+	struct dma_resv resv;
+	atomic_t faults;	/* of the kernel threads that adopted the mm */
+};
+
+static vm_fault_t pfnfault_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct pfnfault_buf *pb = vma->vm_private_data;
+	unsigned long pg = (vmf->address - vma->vm_start) >> PAGE_SHIFT;
+	vm_fault_t ret;
+
+	dma_resv_lock(&pb->resv, NULL);
+	ret = vmf_insert_pfn(vma, vmf->address, page_to_pfn(pb->pages) + pg);
+	dma_resv_unlock(&pb->resv);
+	if (current->flags & PF_KTHREAD)
+		atomic_inc(&pb->faults);
+	return ret;
+}
+
+static const struct vm_operations_struct pfnfault_vm_ops = {
+	.fault = pfnfault_fault,
+};
+
+static int pfnfault_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_private_data = file->private_data;
+	vma->vm_ops = &pfnfault_vm_ops;
+	return 0;
+}
+
+static const struct file_operations pfnfault_fops = {
+	.owner = THIS_MODULE,
+	.mmap = pfnfault_mmap,
+};
+
+static void pfnfault_free(void *data)
+{
+	struct pfnfault_buf *pb = data;
+
+	dma_resv_fini(&pb->resv);
+	__free_pages(pb->pages, pb->order);
+}
+
+static unsigned long spm_pfnfault_buf(struct kunit *test, u32 size,
+				      struct pfnfault_buf **out)
+{
+	struct pfnfault_buf *pb;
+	struct file *file;
+	unsigned long addr;
+
+	pb = kunit_kzalloc(test, sizeof(*pb), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pb);
+	pb->order = get_order(size);
+	pb->pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, pb->order);
+	KUNIT_ASSERT_NOT_NULL(test, pb->pages);
+	dma_resv_init(&pb->resv);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pfnfault_free, pb), 0);
+	file = anon_inode_getfile("spm-test-pfnfault", &pfnfault_fops, pb, O_RDWR);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fput_action, file), 0);
+	addr = kunit_vm_mmap(test, file, 0, size, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
+	KUNIT_ASSERT_FALSE(test, !addr || IS_ERR_VALUE(addr));
+	if (out)
+		*out = pb;
+	return addr;
+}
+
 static bool spm_is_hugetlb(unsigned long addr)
 {
 	struct vm_area_struct *vma;
@@ -594,6 +678,8 @@ static unsigned long spm_buf_of_kind(struct kunit *test, enum buf_kind k, u32 si
 		return addr;
 	case BUF_PFNMAP:
 		return spm_pfnmap_buf(test, size);
+	case BUF_PFNMAP_FAULT:
+		return spm_pfnfault_buf(test, size, NULL);
 	default:
 		return spm_env_user_buf(test, size, MAP_PRIVATE | MAP_ANONYMOUS);
 	}
@@ -626,6 +712,38 @@ static void spm_data_flows_without_ioctl(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
 	KUNIT_EXPECT_EQ(test, out.bytes_copied, 60 * SAMPLE);
+	KUNIT_EXPECT_EQ(test, out.has_data_loss, 0);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
+ * A buffer mapped like a GTT BO is filled by the worker's faults: the
+ * headers and the data reach its pages, through the fault handler, with
+ * nothing mapped before the ioctl, and RELEASE still returns.
+ */
+static void spm_bo_like_buffer_faults_in(struct kunit *test)
+{
+	struct spm_env *e = env(test, 2);
+	u32 size = SZ_64K, share = size / 2;
+	struct drm_amdgpu_spm_args out;
+	struct pfnfault_buf *pb;
+	unsigned long buf = spm_pfnfault_buf(test, size, &pb);
+
+	KUNIT_ASSERT_EQ(test, atomic_read(&pb->faults), 0);
+	amdgpu_spm_backstop_ms = 10;
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, size, 0, NULL), 0);
+	start_all(e, 2);
+	emit(test, e, 0, 4 * SAMPLE);
+	emit(test, e, 1, 4 * SAMPLE);
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, 0, 4 * SAMPLE, 5000));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, share, 4 * SAMPLE, 5000));
+	/* Both shares' first pages were faulted in by the worker's copies */
+	KUNIT_EXPECT_GE(test, atomic_read(&pb->faults), 2);
+	expect_lines(test, buf, 0, 0, 0, 4 * SAMPLE / LINE);
+	expect_lines(test, buf, share, 1, 0, 4 * SAMPLE / LINE);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.bytes_copied, 8 * SAMPLE);
 	KUNIT_EXPECT_EQ(test, out.has_data_loss, 0);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
@@ -1438,6 +1556,7 @@ static struct kunit_case amdgpu_spm_cases[] = {
 	KUNIT_CASE(spm_headers_and_shares),
 	KUNIT_CASE(spm_header_seq_counts_buffers),
 	KUNIT_CASE_PARAM(spm_data_flows_without_ioctl, buf_kind_gen_params),
+	KUNIT_CASE(spm_bo_like_buffer_faults_in),
 	KUNIT_CASE(spm_pin_respects_memlock),
 	KUNIT_CASE(spm_pin_cache_follows_remap),
 	KUNIT_CASE(spm_timeout_expires_with_partial_data),
