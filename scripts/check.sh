@@ -4,21 +4,53 @@
 # QEMU, run the static checks, the per-commit build check, build the
 # selftests (which must skip without an amdgpu device), the reference tool
 # and its unit test, and the documentation. Prints every check's result and
-# a closing "N passed, N failed" line; exits non-zero on any failure.
+# a closing "N passed, N failed, N skipped" line; exits non-zero on any
+# failure. A check that did not run says SKIP and why; a SKIP that
+# scripts/allowed-skips does not name fails the run, and so does a KUnit
+# skip that scripts/kunit-allowed-skips does not name.
 # As root it first installs what is missing (scripts/deps.sh); otherwise
 # each stage names the Debian packages it lacks in its FAIL line.
 . "$(dirname "$0")/common.sh"
 
 passed=0
 failed=0
+skipped=0
 failures=()
-count() { # count <log> : add the PASS/FAIL lines of a stage's output
-	local p f
+# The SKIP lines a run may have, one glob per line (after "SKIP ").
+allowed_skip() { # allowed_skip <text after "SKIP ">
+	local pat
+	while read -r pat; do
+		case $pat in ''|\#*) continue ;; esac
+		# shellcheck disable=SC2053 # $pat is a glob
+		[[ $1 == $pat ]] && return 0
+	done < "$TOP/scripts/allowed-skips"
+	return 1
+}
+count() { # count <log> : add the PASS/FAIL/SKIP lines of a stage's output
+	local p f l
 	p=$(grep -c '^PASS ' "$1" || true)
 	f=$(grep -c '^FAIL ' "$1" || true)
 	passed=$((passed + p))
 	failed=$((failed + f))
 	while read -r l; do failures+=("$l"); done < <(grep '^FAIL ' "$1" || true)
+	while read -r l; do
+		if allowed_skip "${l#SKIP }"; then
+			skipped=$((skipped + 1))
+		else
+			echo "FAIL unexpected skip: ${l#SKIP }"
+			failed=$((failed + 1))
+			failures+=("FAIL unexpected skip (not in scripts/allowed-skips): ${l#SKIP }")
+		fi
+	done < <(grep '^SKIP ' "$1" || true)
+}
+# A stage whose script is missing or not executable is a failure, not a
+# stage that vanishes from the summary.
+runnable() { # runnable <name> <script>
+	[ -x "$2" ] && return 0
+	echo "FAIL $1: $2 is missing or not executable"
+	failed=$((failed + 1))
+	failures+=("FAIL $1: $2 is missing or not executable")
+	return 1
 }
 stage() { # stage <name> <command...> : a stage that passes or fails as one
 	local name=$1 rc why; shift
@@ -44,7 +76,7 @@ set +e
 "$TOP/scripts/kunit.sh" | tee "$BUILD/stage.log"
 krc=${PIPESTATUS[0]}
 set -e
-kwhy=$(grep '^FAIL ' "$BUILD/stage.log" | head -n 1 || true)
+kwhy=$(grep -c '^FAIL ' "$BUILD/stage.log" || true)
 if [ -f "$BUILD/kunit.result" ]; then
 	read -r kp kf ks < "$BUILD/kunit.result"
 else
@@ -54,8 +86,11 @@ fi
 if [ "$krc" != 0 ] && [ "$kf" = 0 ]; then kf=1; fi
 passed=$((passed + kp))
 failed=$((failed + kf))
-if [ -n "$kwhy" ]; then failures+=("$kwhy")
-elif [ "$kf" != 0 ]; then failures+=("FAIL kunit: $kf failed (see $BUILD/kunit.log, $BUILD/kunit.raw)"); fi
+while read -r l; do failures+=("$l"); done < <(grep '^FAIL ' "$BUILD/stage.log" || true)
+if [ "$kwhy" = 0 ] && [ "$kf" != 0 ]; then
+	failures+=("FAIL kunit: $kf failed (see $BUILD/kunit.log, $BUILD/kunit.raw)")
+fi
+skipped=$((skipped + ks))
 
 counted() { # counted <name> <log> <command...> : a stage of many checks
 	local name=$1 out=$2 rc; shift 2
@@ -71,16 +106,19 @@ counted() { # counted <name> <log> <command...> : a stage of many checks
 	case $name in documentation) tail -5 "$out" ;; *) cat "$out" ;; esac
 	count "$out"
 }
-counted "static checks" "$BUILD/static.log" "$TOP/scripts/static.sh"
+# The checks of the pipeline itself: kunit-result.py against made-up logs.
+runnable "pipeline self-test" "$TOP/scripts/selftest.sh" &&
+	counted "pipeline self-test" "$BUILD/selftest.log" "$TOP/scripts/selftest.sh"
+runnable "static checks" "$TOP/scripts/static.sh" &&
+	counted "static checks" "$BUILD/static.log" "$TOP/scripts/static.sh"
 # The quick half of the mutation check; make mutate runs the mutants.
 counted "mutants" "$BUILD/mutants.log" python3 "$TOP/scripts/mutants-check.py" "$TOP" "$KTREE"
-counted "per-commit build" "$BUILD/percommit-result.log" "$TOP/scripts/percommit.sh"
-if [ -x "$TOP/scripts/userspace.sh" ]; then
+runnable "per-commit build" "$TOP/scripts/percommit.sh" &&
+	counted "per-commit build" "$BUILD/percommit-result.log" "$TOP/scripts/percommit.sh"
+runnable "selftests, reference tool, IGT test" "$TOP/scripts/userspace.sh" &&
 	counted "selftests, reference tool, IGT test" "$BUILD/userspace.log" "$TOP/scripts/userspace.sh"
-fi
-if [ -x "$TOP/scripts/docs.sh" ]; then
+runnable documentation "$TOP/scripts/docs.sh" &&
 	counted documentation "$BUILD/docs.log" "$TOP/scripts/docs.sh"
-fi
 
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "Failures:"
@@ -88,5 +126,5 @@ if [ ${#failures[@]} -gt 0 ]; then
 fi
 sender_warning
 echo "kunit test cases: $kp pass, $kf fail, $ks skip"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

@@ -1,9 +1,34 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Count KUnit results in a raw kernel log: leaf test cases (and each
-parameter of a parameterised case) that passed, failed and were skipped.
-A kernel splat (lockdep, KASAN, BUG, WARNING, sleeping in atomic context)
-anywhere in the log counts as one more failure."""
+"""Count KUnit results in a raw kernel log, and check them against what
+should have run.
+
+    kunit-result.py RAW_LOG [--tests DIR] [--filter GLOB] [--allowed-skips FILE]
+
+Prints "passed failed skipped": the leaf test cases (each parameter of a
+parameterised case is one) that passed, failed and were skipped. Each
+problem below adds one failure and prints a line "FAIL kunit: ..." on
+stderr:
+
+- a kernel splat (lockdep, KASAN, BUG, WARNING, sleeping in atomic
+  context, a hung task, a soft lockup, an RCU stall, UBSAN, kmemleak)
+  anywhere in the log;
+- no top-level KTAP plan (the test kernel printed no results), or fewer
+  suites finished than the plan announced (the log ends early: a hang,
+  a reboot, a panic);
+- a suite registered in DIR (the kunit_test_suite()s of its *.c files)
+  and matched by GLOB (kunit.py's filter, suite part) that reported
+  nothing;
+- a suite whose cases do not add up to its plan, or that did not finish;
+- kunit.py's QEMU timeout;
+- a skipped case that FILE does not allow (one fnmatch pattern of
+  "suite.case" or "suite.case/parameter" per line, then its reason after
+  whitespace; "#" starts a comment).
+"""
+import argparse
+import fnmatch
+import glob
+import os
 import re
 import sys
 
@@ -11,37 +36,125 @@ SPLAT = re.compile(r"(BUG: |WARNING: |KASAN|possible circular locking|"
                    r"possible recursive locking|inconsistent lock state|"
                    r"sleeping function called from invalid context|"
                    r"Kernel panic|general protection fault|"
-                   r"ODEBUG: |list_(add|del) corruption)")
-RESULT = re.compile(r"^\s*(not ok|ok) \d+ (.*?)(\s+#\s*(SKIP|skip).*)?$")
+                   r"ODEBUG: |list_(add|del) corruption|"
+                   r"INFO: task .* blocked for more than|"
+                   r"soft lockup - CPU#|rcu: INFO: rcu_.* self-detected stall|"
+                   r"rcu_.* detected stalls|UBSAN: |"
+                   r"kmemleak: [0-9]+ new suspected memory leaks)")
+RESULT = re.compile(r"^(not ok|ok) \d+ (.*?)(\s+#\s*(SKIP|skip).*)?$")
+PLAN = re.compile(r"^1\.\.(\d+)$")
+SUBTEST = re.compile(r"^# Subtest: (.*)$")
+TIMEOUT = re.compile(r"timed out after [0-9.]+ seconds")
+SUITE_DEF = re.compile(r"static struct kunit_suite (\w+) = \{(.*?)\n\};", re.S)
+SUITE_REG = re.compile(r"kunit_test_suites?\(([^)]*)\)")
 
 
-def main(path):
-    passed = failed = skipped = splats = 0
-    lines = open(path, errors="replace").read().splitlines()
-    # Children's results come right before their parent's, indented
-    # deeper: a result is a leaf unless the result before it is deeper.
+def registered_suites(test_dir):
+    """The names of the suites the *.c files of test_dir register."""
+    names = set()
+    for path in sorted(glob.glob(os.path.join(test_dir, "*.c"))):
+        text = open(path, errors="replace").read()
+        regs = set()
+        for m in SUITE_REG.finditer(text):
+            regs.update(re.findall(r"\w+", m.group(1)))
+        for m in SUITE_DEF.finditer(text):
+            name = re.search(r'\.name\s*=\s*"([^"]+)"', m.group(2))
+            if m.group(1) in regs and name:
+                names.add(name.group(1))
+    return names
+
+
+def allowed_skips(path):
+    pats = []
+    if path:
+        for line in open(path):
+            line = line.split("#", 1)[0].strip()
+            if line:
+                pats.append(line.split()[0])
+    return pats
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("log")
+    ap.add_argument("--tests")
+    ap.add_argument("--filter", default="")
+    ap.add_argument("--allowed-skips")
+    args = ap.parse_args()
+
+    passed = failed = skipped = 0
+    problems = []
+    allowed = allowed_skips(args.allowed_skips)
+    top_plan = None
+    finished = 0
+    suites = {}          # name -> [plan, cases reported, finished]
+    suite = case = None  # the suite and the parameterised case being read
     prev_indent = -1
-    for raw in lines:
+    for raw in open(args.log, errors="replace").read().splitlines():
         line = re.sub(r"^\[[^\]]*\] ?", "", raw)
         if SPLAT.search(line):
-            splats += 1
-            print("splat: " + line.strip(), file=sys.stderr)
-        m = RESULT.match(line)
+            problems.append("splat: " + line.strip())
+        if TIMEOUT.search(line):
+            problems.append("QEMU hit kunit.py's timeout: " + line.strip())
+        text = line.strip()
+        indent = len(line) - len(line.lstrip())
+        m = SUBTEST.match(text)
+        if m and indent == 4:
+            suite, case = m.group(1), None
+            suites[suite] = [None, 0, False]
+        elif m and indent == 8:
+            case = m.group(1)
+        m = PLAN.match(text)
+        if m and indent == 0 and top_plan is None:
+            top_plan = int(m.group(1))
+        elif m and indent == 4 and suite:
+            suites[suite][0] = int(m.group(1))
+        m = RESULT.match(text)
         if not m:
             continue
-        indent = len(line) - len(line.lstrip())
+        if indent == 0:
+            finished += 1
+            if m.group(2) in suites:
+                suites[m.group(2)][2] = True
+        elif indent == 4 and suite:
+            suites[suite][1] += 1
+        # Children's results come right before their parent's, indented
+        # deeper: a result is a leaf unless the result before it is deeper.
         leaf = prev_indent <= indent
         prev_indent = indent
-        if not leaf:
+        if not leaf or indent == 0:
             continue
         if m.group(4):
             skipped += 1
+            name = "%s.%s" % (suite, m.group(2)) if indent == 4 else \
+                "%s.%s/%s" % (suite, case, m.group(2))
+            if not any(fnmatch.fnmatchcase(name, p) for p in allowed):
+                problems.append("unexpected skip: " + name + m.group(3))
         elif m.group(1) == "ok":
             passed += 1
         else:
             failed += 1
-    print(passed, failed + splats, skipped)
+
+    if top_plan is None:
+        problems.append("no KTAP plan in the log: the test kernel reported no results")
+    elif finished < top_plan:
+        problems.append("the log ends after %d of %d suites: the test kernel stopped "
+                        "(hang, reboot or panic)" % (finished, top_plan))
+    if args.tests:
+        glob_suite = args.filter.split(".", 1)[0] or "*"
+        for name in sorted(registered_suites(args.tests)):
+            if fnmatch.fnmatchcase(name, glob_suite) and name not in suites:
+                problems.append("suite %s reported nothing" % name)
+    for name, (plan, cases, done) in sorted(suites.items()):
+        if plan is not None and plan != cases:
+            problems.append("suite %s planned %d cases and reported %d" % (name, plan, cases))
+        if not done:
+            problems.append("suite %s did not finish" % name)
+
+    for p in problems:
+        print("FAIL kunit: " + p, file=sys.stderr)
+    print(passed, failed + len(problems), skipped)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main()

@@ -3,7 +3,11 @@
 # Build the KUnit test kernel from the applied series and run our suites in
 # QEMU (x86_64; amdgpu depends on !UML). Extra arguments go to kunit.py run,
 # e.g. a suite filter glob: scripts/kunit.sh 'amdgpu_spm*'.
-# Writes $BUILD/kunit.log and $BUILD/kunit.result ("passed failed skipped").
+# Writes $BUILD/kunit.log and $BUILD/kunit.result ("passed failed skipped"),
+# and prints a "FAIL kunit: ..." line for each expected result that is not
+# there (a suite that reported nothing, a short plan, a cut log, QEMU's
+# timeout), each splat and each skip scripts/kunit-allowed-skips does not
+# allow (scripts/kunit-result.py).
 . "$(dirname "$0")/common.sh"
 
 rm -f "$BUILD/kunit.result"
@@ -29,7 +33,13 @@ rc=$?
 set -e
 # Show the parsed results (and keep the raw log for lockdep/KASAN splats).
 python3 tools/testing/kunit/kunit.py parse < "$BUILD/kunit.raw" | tee "$BUILD/kunit.log" || true
-python3 "$TOP/scripts/kunit-result.py" "$BUILD/kunit.raw" > "$BUILD/kunit.result"
+filter=
+for a; do case $a in -*) ;; *) filter=$a; break ;; esac; done
+python3 "$TOP/scripts/kunit-result.py" "$BUILD/kunit.raw" \
+	--tests "$KTREE/drivers/gpu/drm/amd/amdgpu/tests" --filter "$filter" \
+	--allowed-skips "$TOP/scripts/kunit-allowed-skips" \
+	> "$BUILD/kunit.result" 2> "$BUILD/kunit.problems"
+cat "$BUILD/kunit.problems"
 read -r p f s < "$BUILD/kunit.result"
 log "kunit: $p passed, $f failed, $s skipped (kunit.py exit $rc)"
 [ "$rc" = 0 ] && [ "$f" = 0 ] && [ "$p" -gt 0 ]

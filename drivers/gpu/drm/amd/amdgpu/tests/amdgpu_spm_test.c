@@ -505,6 +505,7 @@ enum buf_kind { BUF_ANON, BUF_SHMEM, BUF_HUGETLB, BUF_PFNMAP, BUF_PFNMAP_FAULT }
 static const char * const buf_kind_names[] = {
 	"anonymous", "shmem", "hugetlb", "VM_PFNMAP", "VM_PFNMAP faulted in"
 };
+
 static const enum buf_kind buf_kinds[] = {
 	BUF_ANON, BUF_SHMEM, BUF_HUGETLB, BUF_PFNMAP, BUF_PFNMAP_FAULT
 };
@@ -543,25 +544,32 @@ static void pfnmap_free(void *data)
 
 KUNIT_DEFINE_ACTION_WRAPPER(fput_action, fput, struct file *);
 
-/* A buffer like a BO mapped through the render node: VM_PFNMAP, unpinnable */
-static unsigned long spm_pfnmap_buf(struct kunit *test, u32 size)
+/* Pages for @pb, and a file of @fops on them mapped shared into the test's mm */
+static unsigned long spm_map_pages(struct kunit *test, struct pfnmap_buf *pb,
+				   const struct file_operations *fops, u32 size)
 {
-	struct pfnmap_buf *pb;
 	struct file *file;
 	unsigned long addr;
 
-	pb = kunit_kzalloc(test, sizeof(*pb), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, pb);
 	pb->order = get_order(size);
 	pb->pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, pb->order);
 	KUNIT_ASSERT_NOT_NULL(test, pb->pages);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pfnmap_free, pb), 0);
-	file = anon_inode_getfile("spm-test-pfnmap", &pfnmap_fops, pb, O_RDWR);
+	file = anon_inode_getfile("spm-test-pfnmap", fops, pb, O_RDWR);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fput_action, file), 0);
 	addr = kunit_vm_mmap(test, file, 0, size, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
 	KUNIT_ASSERT_FALSE(test, !addr || IS_ERR_VALUE(addr));
 	return addr;
+}
+
+/* A buffer like a BO mapped through the render node: VM_PFNMAP, unpinnable */
+static unsigned long spm_pfnmap_buf(struct kunit *test, u32 size)
+{
+	struct pfnmap_buf *pb = kunit_kzalloc(test, sizeof(*pb), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pb);
+	return spm_map_pages(test, pb, &pfnmap_fops, size);
 }
 
 /*
@@ -573,8 +581,7 @@ static unsigned long spm_pfnmap_buf(struct kunit *test, u32 size)
  * owner's mm, and lockdep sees what that takes.
  */
 struct pfnfault_buf {
-	struct page *pages;
-	unsigned int order;
+	struct pfnmap_buf pb;	/* first: the file's private data */
 	struct dma_resv resv;
 	atomic_t faults;	/* of the kernel threads that adopted the mm */
 };
@@ -582,12 +589,13 @@ struct pfnfault_buf {
 static vm_fault_t pfnfault_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
-	struct pfnfault_buf *pb = vma->vm_private_data;
+	struct pfnfault_buf *pb = container_of(vma->vm_private_data,
+					       struct pfnfault_buf, pb);
 	unsigned long pg = (vmf->address - vma->vm_start) >> PAGE_SHIFT;
 	vm_fault_t ret;
 
 	dma_resv_lock(&pb->resv, NULL);
-	ret = vmf_insert_pfn(vma, vmf->address, page_to_pfn(pb->pages) + pg);
+	ret = vmf_insert_pfn(vma, vmf->address, page_to_pfn(pb->pb.pages) + pg);
 	dma_resv_unlock(&pb->resv);
 	if (current->flags & PF_KTHREAD)
 		atomic_inc(&pb->faults);
@@ -611,36 +619,20 @@ static const struct file_operations pfnfault_fops = {
 	.mmap = pfnfault_mmap,
 };
 
-static void pfnfault_free(void *data)
-{
-	struct pfnfault_buf *pb = data;
-
-	dma_resv_fini(&pb->resv);
-	__free_pages(pb->pages, pb->order);
-}
+KUNIT_DEFINE_ACTION_WRAPPER(dma_resv_fini_action, dma_resv_fini, struct dma_resv *);
 
 static unsigned long spm_pfnfault_buf(struct kunit *test, u32 size,
 				      struct pfnfault_buf **out)
 {
-	struct pfnfault_buf *pb;
-	struct file *file;
-	unsigned long addr;
+	struct pfnfault_buf *pb = kunit_kzalloc(test, sizeof(*pb), GFP_KERNEL);
 
-	pb = kunit_kzalloc(test, sizeof(*pb), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, pb);
-	pb->order = get_order(size);
-	pb->pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, pb->order);
-	KUNIT_ASSERT_NOT_NULL(test, pb->pages);
 	dma_resv_init(&pb->resv);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pfnfault_free, pb), 0);
-	file = anon_inode_getfile("spm-test-pfnfault", &pfnfault_fops, pb, O_RDWR);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fput_action, file), 0);
-	addr = kunit_vm_mmap(test, file, 0, size, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
-	KUNIT_ASSERT_FALSE(test, !addr || IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dma_resv_fini_action,
+							&pb->resv), 0);
 	if (out)
 		*out = pb;
-	return addr;
+	return spm_map_pages(test, &pb->pb, &pfnfault_fops, size);
 }
 
 static bool spm_is_hugetlb(unsigned long addr)
