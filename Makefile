@@ -3,7 +3,7 @@
 # amdgpu profiler (SPM) and peer-memory series.
 #
 #   make                 base tree + series + test kernel + mailable series
-#   make check           every test and check; ends with "N passed, N failed"
+#   make check           every test and check; ends with "N passed, N failed, N skipped"
 # Both first install (as root) the Debian packages they need: make deps.
 #
 # Variables: KSRC=<kernel git tree> to build on your own tree instead of

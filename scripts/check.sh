@@ -77,8 +77,10 @@ set +e
 krc=${PIPESTATUS[0]}
 set -e
 kwhy=$(grep -c '^FAIL ' "$BUILD/stage.log" || true)
-if [ -f "$BUILD/kunit.result" ]; then
-	read -r kp kf ks < "$BUILD/kunit.result"
+# No result line (kunit-result.py crashed, say) is a failure, not an exit
+if [ -f "$BUILD/kunit.result" ] && read -r kp kf ks < "$BUILD/kunit.result" &&
+   [ -n "$ks" ]; then
+	:
 else
 	kp=0 kf=1 ks=0
 fi

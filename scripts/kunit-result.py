@@ -42,6 +42,9 @@ SPLAT = re.compile(r"(BUG: |WARNING: |KASAN|possible circular locking|"
                    r"rcu_.* detected stalls|UBSAN: |"
                    r"kmemleak: [0-9]+ new suspected memory leaks)")
 RESULT = re.compile(r"^(not ok|ok) \d+ (.*?)(\s+#\s*(SKIP|skip).*)?$")
+# printk's time and caller prefixes, when the test kernel prints them
+PREFIX = re.compile(r"^(?:\[\s*(?:[0-9]+\.[0-9]+|[TC][0-9]+)\])+ ?")
+INIT_FAILED = re.compile(r"# failed to initialize")
 PLAN = re.compile(r"^1\.\.(\d+)$")
 SUBTEST = re.compile(r"^# Subtest: (.*)$")
 TIMEOUT = re.compile(r"timed out after [0-9.]+ seconds")
@@ -49,18 +52,27 @@ SUITE_DEF = re.compile(r"static struct kunit_suite (\w+) = \{(.*?)\n\};", re.S)
 SUITE_REG = re.compile(r"kunit_test_suites?\(([^)]*)\)")
 
 
-def registered_suites(test_dir):
-    """The names of the suites the *.c files of test_dir register."""
+def registered_suites(test_dir, problems):
+    """The names of the suites the *.c files of test_dir register; a
+    registered suite whose name cannot be read off its definition is a
+    problem (it could drop out of the build unnoticed)."""
     names = set()
     for path in sorted(glob.glob(os.path.join(test_dir, "*.c"))):
         text = open(path, errors="replace").read()
         regs = set()
         for m in SUITE_REG.finditer(text):
             regs.update(re.findall(r"\w+", m.group(1)))
+        found = {}
         for m in SUITE_DEF.finditer(text):
-            name = re.search(r'\.name\s*=\s*"([^"]+)"', m.group(2))
-            if m.group(1) in regs and name:
-                names.add(name.group(1))
+            name = re.search(r'\.name\s*=\s*"([^"]+)"\s*,', m.group(2))
+            if name:
+                found[m.group(1)] = name.group(1)
+        for var in sorted(regs):
+            if var in found:
+                names.add(found[var])
+            else:
+                problems.append("cannot tell the name of the suite %s registers in %s"
+                                % (var, os.path.basename(path)))
     return names
 
 
@@ -84,6 +96,7 @@ def main():
 
     passed = failed = skipped = 0
     problems = []
+    leaf_failed = 0
     allowed = allowed_skips(args.allowed_skips)
     top_plan = None
     finished = 0
@@ -91,11 +104,13 @@ def main():
     suite = case = None  # the suite and the parameterised case being read
     prev_indent = -1
     for raw in open(args.log, errors="replace").read().splitlines():
-        line = re.sub(r"^\[[^\]]*\] ?", "", raw)
+        line = PREFIX.sub("", raw, count=1)
         if SPLAT.search(line):
             problems.append("splat: " + line.strip())
         if TIMEOUT.search(line):
             problems.append("QEMU hit kunit.py's timeout: " + line.strip())
+        if INIT_FAILED.search(line):
+            problems.append("a suite's init failed: " + line.strip())
         text = line.strip()
         indent = len(line) - len(line.lstrip())
         m = SUBTEST.match(text)
@@ -116,6 +131,11 @@ def main():
             finished += 1
             if m.group(2) in suites:
                 suites[m.group(2)][2] = True
+            # A failed suite must show a failed case; else it failed as a
+            # whole (its init, say) and no case says so
+            if m.group(1) == "not ok" and not leaf_failed:
+                problems.append("suite %s failed with no failed case" % m.group(2))
+            leaf_failed = 0
         elif indent == 4 and suite:
             suites[suite][1] += 1
         # Children's results come right before their parent's, indented
@@ -125,15 +145,18 @@ def main():
         if not leaf or indent == 0:
             continue
         if m.group(4):
-            skipped += 1
             name = "%s.%s" % (suite, m.group(2)) if indent == 4 else \
                 "%s.%s/%s" % (suite, case, m.group(2))
-            if not any(fnmatch.fnmatchcase(name, p) for p in allowed):
+            # An allowed skip counts as skipped, any other as a failure
+            if any(fnmatch.fnmatchcase(name, p) for p in allowed):
+                skipped += 1
+            else:
                 problems.append("unexpected skip: " + name + m.group(3))
         elif m.group(1) == "ok":
             passed += 1
         else:
             failed += 1
+            leaf_failed += 1
 
     if top_plan is None:
         problems.append("no KTAP plan in the log: the test kernel reported no results")
@@ -142,10 +165,12 @@ def main():
                         "(hang, reboot or panic)" % (finished, top_plan))
     if args.tests:
         glob_suite = args.filter.split(".", 1)[0] or "*"
-        for name in sorted(registered_suites(args.tests)):
+        for name in sorted(registered_suites(args.tests, problems)):
             if fnmatch.fnmatchcase(name, glob_suite) and name not in suites:
                 problems.append("suite %s reported nothing" % name)
     for name, (plan, cases, done) in sorted(suites.items()):
+        if plan == 0:
+            problems.append("suite %s has no cases" % name)
         if plan is not None and plan != cases:
             problems.append("suite %s planned %d cases and reported %d" % (name, plan, cases))
         if not done:

@@ -60,7 +60,10 @@ for m in "$TOP"/scripts/mutants/$pat.patch; do
 			verdict=BROKEN
 			break
 		fi
-		read -r p f s < <(python3 "$TOP/scripts/kunit-result.py" "$BUILD/mutate/$name.raw" 2>/dev/null)
+		# The same accounting as make check's, its reasons in the log
+		read -r p f s < <(python3 "$TOP/scripts/kunit-result.py" "$BUILD/mutate/$name.raw" \
+			--tests "$KTREE/drivers/gpu/drm/amd/amdgpu/tests" --filter "$g" \
+			--allowed-skips "$TOP/scripts/kunit-allowed-skips" 2>> "$BUILD/mutate/$name.log")
 		if [ "$rc" = 124 ] || [ "${f:-0}" != 0 ]; then
 			verdict=killed
 			break

@@ -159,6 +159,8 @@ run_unit "libamdgpu_profiler unit test" "$tool/test_amdgpu_profiler"
 run_unit "recording file format unit test" "$tool/tests/test_spm_file"
 run_unit "libamdgpu_profiler device-handle calls against the fake kernel" "$tool/tests/test_libapi"
 run_unit "amdgpu-spm-record's error paths against the fake render node" "$tool/tests/test_record"
+run_unit "SPM programming (GC 9.4.x): PM4 streams decoded back, samples of an RLC model decoded into the values put in" \
+	"$tool/tests/test_spm_program"
 
 # The hsakmt provider: libhsaKmtSPM* over the profiler ioctl for an
 # unmodified ROCm stack (LD_PRELOAD). Built against Debian's hsakmt.h and
