@@ -1,0 +1,742 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * spm_program.c offline: the start/stop PM4 streams, read back by a PM4
+ * decoder written here from the packet format (amdgpu/soc15d.h) alone,
+ * against tables of the base tree's register offsets; an RLC model that
+ * takes the decoded writes (selects, segment sizes, mux RAMs) and builds
+ * the lines of one sample from counter values; and spm_config_build()'s
+ * input checks. Nothing here shares code with spm_program.c.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "spm_program.h"
+#include "unit.h"
+
+/*
+ * Absolute dword offsets: GC_BASE seg1 0xA000 (aldebaran/arct/
+ * vega20_ip_offset.h) + the reg of gc_9_4_3_offset.h / gc_9_4_2_offset.h
+ * / gc_9_0_offset.h (all BASE_IDX 1 except COMPUTE_PERFCOUNT_ENABLE,
+ * BASE_IDX 0, seg0 0x2000).
+ */
+#define T_GRBM_GFX_INDEX		(0xA000 + 0x2200)
+#define T_CP_PERFMON_CNTL		(0xA000 + 0x3808)
+#define T_COMPUTE_PERFCOUNT_ENABLE	(0x2000 + 0x0e0b)
+#define T_RLC_PERFMON_CLK_CNTL		(0xA000 + 0x3cbf)
+#define T_RLC_SPM_PERFMON_CNTL		(0xA000 + 0x3c80)
+#define T_RLC_SPM_PERFMON_RING_BASE_LO	(0xA000 + 0x3c81)
+#define T_RLC_SPM_PERFMON_RING_BASE_HI	(0xA000 + 0x3c82)
+#define T_RLC_SPM_PERFMON_RING_SIZE	(0xA000 + 0x3c83)
+#define T_RLC_SPM_PERFMON_SEGMENT_SIZE	(0xA000 + 0x3c84)
+#define T_RLC_SPM_SE_MUXSEL_ADDR	(0xA000 + 0x3c85)
+#define T_RLC_SPM_SE_MUXSEL_DATA	(0xA000 + 0x3c86)
+#define T_RLC_SPM_GLOBAL_MUXSEL_ADDR	(0xA000 + 0x3c9b)
+#define T_RLC_SPM_GLOBAL_MUXSEL_DATA	(0xA000 + 0x3c9c)
+#define T_RLC_SPM_RING_RDPTR		(0xA000 + 0x3c9d)
+#define T_RLC_SPM_SEGMENT_THRESHOLD	(0xA000 + 0x3c9e)
+#define T_RLC_SPM_PERFMON_SEGMENT_SIZE_CORE1 (0xA000 + 0x3caf)
+#define T_RLC_SPM_MC_CNTL		(0xA000 + 0x4c71)
+#define T_RLC_SPM_INT_CNTL		(0xA000 + 0x4c72)
+#define T_CPC_PERFCOUNTER0_SELECT	(0xA000 + 0x3809)
+#define T_CPC_PERFCOUNTER0_SELECT1	(0xA000 + 0x3804)
+#define T_SQ_PERFCOUNTER0_SELECT	(0xA000 + 0x39c0)
+#define T_SQ_PERFCOUNTER_CTRL		(0xA000 + 0x39e0)
+#define T_SQ_PERFCOUNTER_MASK		(0xA000 + 0x39e1)
+/* Not a register: an EVENT_WRITE, with its event dword as the value. */
+#define T_EVENT				0xffffffffu
+#define CS_PARTIAL_FLUSH_EV		0x00000407u /* EVENT_TYPE 7 | EVENT_INDEX 4 */
+
+/* vega10_enum.h perf selects, by counter name */
+static const struct {
+	const char *name;
+	int sq;		/* SE block SQ (else CPC) */
+	unsigned int event;
+} t_events[] = {
+	{ "CPC_ALWAYS_COUNT", 0, 0x00 },		/* CPC_PERF_SEL_ALWAYS_COUNT */
+	{ "CPC_ME1_BUSY_FOR_PACKET_DECODE", 0, 0x0d },
+	{ "CPC_ME2_BUSY_FOR_PACKET_DECODE", 0, 0x15 },
+	{ "CPC_ME1_STALL_ON_DATA_FROM_ROQ", 0, 0x0b },
+	{ "CPC_UTCL1_STALL_ON_TRANSLATION", 0, 0x18 },
+	{ "SQ_WAVES", 1, 0x04 },			/* SQ_PERF_SEL_WAVES */
+	{ "SQ_BUSY_CYCLES", 1, 0x03 },
+};
+
+/* ---- PM4 decoder (type-3 packets, soc15d.h) ---- */
+
+struct t_write {
+	uint32_t reg, val;
+};
+
+#define T_MAX_WRITES 512
+
+/* Decodes ib[0..n); returns the number of writes, -1 on a bad packet. */
+static int t_pm4_decode(const uint32_t *ib, int n, struct t_write *w)
+{
+	int i = 0, nw = 0, k;
+
+	while (i < n) {
+		uint32_t h = ib[i];
+		unsigned int count = (h >> 16) & 0x3fff, op = (h >> 8) & 0xff;
+		const uint32_t *body = ib + i + 1;
+		unsigned int len = count + 1;	/* body dwords */
+
+		if ((h >> 30) != 3 || i + 1 + (int)len > n)
+			return -1;
+		switch (op) {
+		case 0x79:	/* SET_UCONFIG_REG: offset from 0xc000 */
+		case 0x76:	/* SET_SH_REG: offset from 0x2c00 */
+			for (k = 1; k < (int)len; k++) {
+				w[nw].reg = (op == 0x79 ? 0xc000 : 0x2c00) +
+					body[0] + (uint32_t)k - 1;
+				w[nw++].val = body[k];
+			}
+			break;
+		case 0x37: {	/* WRITE_DATA: ctrl, addr lo, addr hi, data */
+			uint32_t ctrl = body[0];
+
+			if (len < 4 || ((ctrl >> 8) & 0xf) != 0 || body[2] ||
+			    !(ctrl & (1u << 20)))	/* register, confirmed */
+				return -1;
+			for (k = 3; k < (int)len; k++) {
+				w[nw].reg = body[1] + ((ctrl & (1u << 16)) ?
+						       0 : (uint32_t)k - 3);
+				w[nw++].val = body[k];
+			}
+			break;
+		}
+		case 0x46:	/* EVENT_WRITE */
+			if (len != 1)
+				return -1;
+			w[nw].reg = T_EVENT;
+			w[nw++].val = body[0];
+			break;
+		case 0x10:	/* NOP */
+			break;
+		default:
+			return -1;
+		}
+		i += 1 + (int)len;
+	}
+	return nw;
+}
+
+static int t_decode_stream(const struct spm_config *cfg, int stop,
+			   struct t_write *w)
+{
+	uint32_t ib[1024];
+	int n = stop ? spm_program_stop(cfg, ib, 1024) :
+		spm_program_start(cfg, ib, 1024);
+
+	CHECK(n > 0);
+	if (n <= 0)
+		return -1;
+	return t_pm4_decode(ib, n, w);
+}
+
+static int t_match(const struct t_write *w, int nw,
+		   const struct t_write *exp, int ne)
+{
+	int i;
+
+	if (nw != ne) {
+		fprintf(stderr, "  %d writes, expected %d\n", nw, ne);
+		return 0;
+	}
+	for (i = 0; i < ne; i++)
+		if (w[i].reg != exp[i].reg || w[i].val != exp[i].val) {
+			fprintf(stderr, "  write %d: %#x <- %#x, expected %#x <- %#x\n",
+				i, w[i].reg, w[i].val, exp[i].reg, exp[i].val);
+			return 0;
+		}
+	return 1;
+}
+
+/* Rules every stream keeps. */
+static void t_stream_rules(const struct spm_config *cfg, const struct t_write *w,
+			   int nw)
+{
+	int i;
+
+	CHECK(nw > 0);
+	for (i = 0; i < nw; i++) {
+		uint32_t r = w[i].reg;
+
+		/* SPM_PERFMON_STATE (7:4) never DISABLE_AND_RESET (0) */
+		if (r == T_CP_PERFMON_CNTL)
+			CHECK(((w[i].val >> 4) & 0xf) != 0);
+		/* ring mode (13:12) 0 */
+		if (r == T_RLC_SPM_PERFMON_CNTL)
+			CHECK((w[i].val & 0x3000) == 0);
+		/* the kernel's registers */
+		CHECK(r != T_RLC_SPM_PERFMON_RING_BASE_LO &&
+		      r != T_RLC_SPM_PERFMON_RING_BASE_HI &&
+		      r != T_RLC_SPM_PERFMON_RING_SIZE &&
+		      r != T_RLC_SPM_RING_RDPTR &&
+		      r != T_RLC_SPM_SEGMENT_THRESHOLD &&
+		      r != T_RLC_SPM_MC_CNTL && r != T_RLC_SPM_INT_CNTL);
+		/* not in gc_9_4_3_offset.h */
+		if (cfg->gc == SPM_GC_9_4_3)
+			CHECK(r != T_RLC_PERFMON_CLK_CNTL &&
+			      r != T_RLC_SPM_PERFMON_SEGMENT_SIZE_CORE1);
+		if (r == T_EVENT)
+			CHECK(w[i].val == CS_PARTIAL_FLUSH_EV);
+	}
+}
+
+/* ---- RLC model: registers from the decoded writes, then a sample ---- */
+
+struct t_rlc {
+	uint32_t grbm, cp_perfmon, spm_cntl, seg, core1;
+	uint32_t cpc_sel, cpc_sel1, sq_sel;
+	int cpc_sel_seen, cpc_sel1_seen, sq_sel_seen;
+	uint32_t gaddr, seaddr;
+	uint16_t gram[256], seram[256];
+};
+
+static void t_rlc_apply(struct t_rlc *m, const struct t_write *w, int nw)
+{
+	int i;
+
+	for (i = 0; i < nw; i++) {
+		uint32_t v = w[i].val;
+
+		switch (w[i].reg) {
+		case T_GRBM_GFX_INDEX: m->grbm = v; break;
+		case T_CP_PERFMON_CNTL: m->cp_perfmon = v; break;
+		case T_RLC_SPM_PERFMON_CNTL: m->spm_cntl = v; break;
+		case T_RLC_SPM_PERFMON_SEGMENT_SIZE: m->seg = v; break;
+		case T_RLC_SPM_PERFMON_SEGMENT_SIZE_CORE1: m->core1 = v; break;
+		case T_CPC_PERFCOUNTER0_SELECT:
+			/* written for CPC instance 0, SE/SH broadcast */
+			CHECK(m->grbm == 0xA0000000u);
+			m->cpc_sel = v;
+			m->cpc_sel_seen = 1;
+			break;
+		case T_CPC_PERFCOUNTER0_SELECT1:
+			CHECK(m->grbm == 0xA0000000u);
+			m->cpc_sel1 = v;
+			m->cpc_sel1_seen = 1;
+			break;
+		case T_SQ_PERFCOUNTER0_SELECT:
+			CHECK(m->grbm == 0xE0000000u);
+			m->sq_sel = v;
+			m->sq_sel_seen = 1;
+			break;
+		case T_RLC_SPM_GLOBAL_MUXSEL_ADDR: m->gaddr = v; break;
+		case T_RLC_SPM_SE_MUXSEL_ADDR: m->seaddr = v; break;
+		case T_RLC_SPM_GLOBAL_MUXSEL_DATA:
+			CHECK(m->gaddr < 128);
+			if (m->gaddr < 128) {
+				m->gram[2 * m->gaddr] = (uint16_t)v;
+				m->gram[2 * m->gaddr + 1] = (uint16_t)(v >> 16);
+				m->gaddr++;
+			}
+			break;
+		case T_RLC_SPM_SE_MUXSEL_DATA:
+			/* one layout for every SE: written under broadcast */
+			CHECK(m->grbm == 0xE0000000u);
+			CHECK(m->seaddr < 128);
+			if (m->seaddr < 128) {
+				m->seram[2 * m->seaddr] = (uint16_t)v;
+				m->seram[2 * m->seaddr + 1] = (uint16_t)(v >> 16);
+				m->seaddr++;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* What the "hardware" counted in one interval, per counter and SE. */
+static uint32_t t_value(int sq, unsigned int event, unsigned int se, int bits32)
+{
+	uint32_t v = 1000u + event * 77u + se * 5u;
+
+	if (bits32)
+		v = 0x00012345u * (event + 1) + se * 0x10001u;
+	if (!sq && event == 0)
+		v = bits32 ? 8192u + 0x10000u : 8192u;	/* cycles */
+	return v;
+}
+
+static uint16_t t_slot_value(const struct t_rlc *m, uint16_t e, int se_seg,
+			     unsigned int se, uint64_t ts, unsigned int *tsn)
+{
+	unsigned int block = (e >> 6) & 0x1f, inst = e >> 11, id = e & 0x3f;
+
+	if (e == 0xf0f0)	/* timestamp, 16 bits at a time */
+		return (uint16_t)(ts >> (16 * (*tsn)++));
+	if (e == 0xffff)
+		return 0xdead;	/* unused slot: whatever the RLC leaves */
+	CHECK(inst == 0);
+	if (!se_seg && block == 1) {	/* CPC */
+		int b32 = ((m->cpc_sel >> 20) & 0xf) == 3;
+		unsigned int sub = b32 ? id & ~1u : id, half = b32 ? id & 1 : 0;
+		uint32_t sel = sub < 2 ? m->cpc_sel : m->cpc_sel1;
+		unsigned int ev = (sel >> ((sub & 1) ? 10 : 0)) & 0x3ff;
+
+		CHECK(m->cpc_sel_seen && (sub < 2 || m->cpc_sel1_seen));
+		return (uint16_t)(t_value(0, ev, 0, b32) >> (16 * half));
+	}
+	if (se_seg && block == 9) {	/* SQG, SQ_PERFCOUNTER0, 32-bit */
+		CHECK(m->sq_sel_seen && ((m->sq_sel >> 20) & 0xf) == 3);
+		CHECK(id < 2);
+		return (uint16_t)(t_value(1, m->sq_sel & 0x1ff, se, 1) >>
+				  (16 * (id & 1)));
+	}
+	CHECK(!"unknown mux entry");
+	return 0;
+}
+
+/* Builds one sample into buf; returns its size in bytes. */
+static size_t t_rlc_sample(const struct t_rlc *m, unsigned int num_se,
+			   uint64_t ts, unsigned char *buf, size_t max)
+{
+	unsigned int glines = (m->seg >> 11) & 0x1f;
+	unsigned int se_lines[8], total = m->seg & 0xff, se, k, tsn = 0;
+	size_t off = 0;
+
+	se_lines[0] = (m->seg >> 16) & 0x1f;
+	se_lines[1] = (m->seg >> 21) & 0x1f;
+	se_lines[2] = (m->seg >> 26) & 0x1f;
+	/* SE3: the rest of PERFMON_SEGMENT_SIZE */
+	se_lines[3] = total - glines - se_lines[0] - se_lines[1] - se_lines[2];
+	if (num_se == 8) {
+		se_lines[4] = (m->core1 >> 12) & 0x1f;
+		se_lines[5] = (m->core1 >> 17) & 0x1f;
+		se_lines[6] = (m->core1 >> 22) & 0x1f;
+		se_lines[7] = (m->core1 >> 27) & 0x1f;
+		CHECK((m->core1 & 0x7f) == se_lines[4] + se_lines[5] +
+		      se_lines[6] + se_lines[7]);
+		total += m->core1 & 0x7f;
+	}
+	if ((size_t)total * 32 > max)
+		return 0;
+	for (k = 0; k < glines * 16; k++) {
+		uint16_t v = t_slot_value(m, m->gram[k], 0, 0, ts, &tsn);
+
+		buf[off++] = (unsigned char)v;
+		buf[off++] = (unsigned char)(v >> 8);
+	}
+	CHECK(tsn == 4);
+	for (se = 0; se < num_se; se++)
+		for (k = 0; k < se_lines[se] * 16; k++) {
+			uint16_t v = t_slot_value(m, m->seram[k], 1, se, ts, &tsn);
+
+			buf[off++] = (unsigned char)v;
+			buf[off++] = (unsigned char)(v >> 8);
+		}
+	return off;
+}
+
+/* Program, model, decode: the values come back. */
+static void t_round_trip(enum spm_gc_version gc, const char *const *names,
+			 const unsigned int *bits, unsigned int n)
+{
+	struct spm_counter_req req[SPM_MAX_COUNTERS];
+	struct spm_config cfg;
+	struct t_write w[T_MAX_WRITES];
+	struct t_rlc m;
+	unsigned char buf[4096 + 1];
+	uint64_t ts = 0x0123456789abcdefull + n, got_ts = 0;
+	uint64_t values[SPM_MAX_VALUES];
+	unsigned int i, j, num_se = gc == SPM_GC_9_4_3 ? 4 : 8;
+	size_t size;
+	int nw;
+
+	for (i = 0; i < n; i++) {
+		req[i].name = names[i];
+		req[i].bits = bits ? bits[i] : 0;
+	}
+	CHECK(spm_config_build(&cfg, gc, req, n, 4096) == 0);
+	nw = t_decode_stream(&cfg, 0, w);
+	CHECK(nw > 0);
+	if (nw <= 0)
+		return;
+	t_stream_rules(&cfg, w, nw);
+	memset(&m, 0, sizeof(m));
+	t_rlc_apply(&m, w, nw);
+	CHECK((m.spm_cntl >> 16) == 4096);
+	CHECK(((m.cp_perfmon >> 4) & 0xf) == 1);	/* SPM started */
+	/* at an odd offset: the decoder takes any alignment */
+	size = t_rlc_sample(&m, num_se, ts, buf + 1, sizeof(buf) - 1);
+	CHECK(size == spm_sample_size(&cfg));
+	CHECK(size > 0);
+	memset(values, 0xa5, sizeof(values));
+	CHECK(spm_decode_sample(&cfg, buf + 1, &got_ts, values) == 0);
+	CHECK(got_ts == ts);
+	for (i = 0; i < n; i++) {
+		const struct spm_counter_slot *c = &cfg.counters[i];
+		int b32 = (bits && bits[i] == 32) || !strncmp(names[i], "SQ_", 3);
+
+		for (j = 0; j < sizeof(t_events) / sizeof(t_events[0]); j++) {
+			unsigned int se, nv = t_events[j].sq ? num_se : 1;
+
+			if (strcmp(t_events[j].name, names[i]))
+				continue;
+			CHECK(c->num_values == nv);
+			for (se = 0; se < nv; se++) {
+				uint64_t want = t_value(t_events[j].sq,
+							t_events[j].event, se, b32);
+
+				if (!b32)
+					want &= 0xffff;
+				CHECK(values[c->value_index + se] == want);
+				if (values[c->value_index + se] != want)
+					fprintf(stderr, "  %s se %u: %#llx, want %#llx\n",
+						names[i], se,
+						(unsigned long long)values[c->value_index + se],
+						(unsigned long long)want);
+			}
+		}
+	}
+}
+
+/* ---- Expected streams ---- */
+
+#define BCAST 0xE0000000u
+#define EV { T_EVENT, CS_PARTIAL_FLUSH_EV }
+
+static void test_stream_943_two_cpc(void)
+{
+	static const char *const names[] = {
+		"CPC_ALWAYS_COUNT", "cpc_me1_busy_for_packet_decode" };
+	struct spm_counter_req req[2] = { { names[0], 0 }, { names[1], 16 } };
+	/* start: spec section 4, the worked example of section 5 */
+	static const struct t_write exp[] = {
+		{ T_GRBM_GFX_INDEX, BCAST }, EV,
+		{ T_CP_PERFMON_CNTL, 0x20 }, EV,		/* SPM STOP */
+		{ T_RLC_SPM_PERFMON_CNTL, 8192u << 16 },	/* ring mode 0 */
+		{ T_GRBM_GFX_INDEX, 0xA0000000u },
+		/* CNTR_SEL0 = ALWAYS_COUNT, CNTR_SEL1 = 0xd, SPM_MODE 1 */
+		{ T_CPC_PERFCOUNTER0_SELECT, 0x00103400 },
+		{ T_GRBM_GFX_INDEX, BCAST },
+		/* 2 lines, GLOBAL_NUM_LINE 2, no SE lines */
+		{ T_RLC_SPM_PERFMON_SEGMENT_SIZE, 0x00001002 },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_ADDR, 0 },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xF0F0F0F0 },	/* timestamp */
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xF0F0F0F0 },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFF0040 },	/* CPC id 0 */
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFF0041 },	/* CPC id 1 */
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_ADDR, 0 },
+		{ T_RLC_SPM_SE_MUXSEL_ADDR, 0 },
+		EV,
+		{ T_COMPUTE_PERFCOUNT_ENABLE, 1 },
+		{ T_CP_PERFMON_CNTL, 0x10 }, EV,		/* SPM START */
+	};
+	static const struct t_write exp_stop[] = {
+		{ T_GRBM_GFX_INDEX, BCAST }, EV,
+		{ T_CP_PERFMON_CNTL, 0x20 },
+	};
+	struct spm_config cfg;
+	struct t_write w[T_MAX_WRITES];
+	int nw;
+
+	CHECK(spm_config_build(&cfg, SPM_GC_9_4_3, req, 2, 8192) == 0);
+	CHECK(cfg.global_lines == 2 && cfg.se_lines == 0);
+	CHECK(cfg.counters[0].slot == 4 && cfg.counters[1].slot == 16);
+	CHECK(spm_sample_size(&cfg) == 64);
+	CHECK(cfg.num_values == 2);
+	nw = t_decode_stream(&cfg, 0, w);
+	CHECK(t_match(w, nw, exp, (int)(sizeof(exp) / sizeof(exp[0]))));
+	t_stream_rules(&cfg, w, nw);
+	nw = t_decode_stream(&cfg, 1, w);
+	CHECK(t_match(w, nw, exp_stop, (int)(sizeof(exp_stop) / sizeof(exp_stop[0]))));
+	t_stream_rules(&cfg, w, nw);
+}
+
+static void test_stream_942_cpc32_sq(void)
+{
+	struct spm_counter_req req[2] = {
+		{ "CPC_ALWAYS_COUNT", 32 }, { "SQ_WAVES", 0 } };
+	static const struct t_write exp[] = {
+		{ T_RLC_PERFMON_CLK_CNTL, 1 },
+		{ T_GRBM_GFX_INDEX, BCAST }, EV,
+		{ T_CP_PERFMON_CNTL, 0x20 }, EV,
+		/* 1000 rounds to 992 */
+		{ T_RLC_SPM_PERFMON_CNTL, 992u << 16 },
+		{ T_GRBM_GFX_INDEX, 0xA0000000u },
+		{ T_CPC_PERFCOUNTER0_SELECT, 0x00300000 },	/* SPM_MODE 3 */
+		{ T_GRBM_GFX_INDEX, BCAST },
+		{ T_SQ_PERFCOUNTER_MASK, 0xFFFFFFFF },
+		{ T_SQ_PERFCOUNTER_CTRL, 0xFFFF0040 },	/* CS_EN, VMID_MASK */
+		/* WAVES, banks, clients, SPM_MODE 3, SIMDs */
+		{ T_SQ_PERFCOUNTER0_SELECT, 0x0F3FF004 },
+		{ T_GRBM_GFX_INDEX, BCAST },
+		/* total 2 + 4 * 2, GLOBAL 2, SE0..2 2 */
+		{ T_RLC_SPM_PERFMON_SEGMENT_SIZE, 0x0842100A },
+		/* total 4 * 2, SE4..7 2 */
+		{ T_RLC_SPM_PERFMON_SEGMENT_SIZE_CORE1, 0x10842008 },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_ADDR, 0 },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xF0F0F0F0 },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xF0F0F0F0 },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFF0040 },	/* low, slot 4 */
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },	/* 16..19 */
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFF0041 },	/* high, slot 20 */
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_SE_MUXSEL_ADDR, 0 },
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFF0240 },	/* SQG id 0 */
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFF0241 },	/* SQG id 1 */
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_SE_MUXSEL_DATA, 0xFFFFFFFF },
+		{ T_RLC_SPM_GLOBAL_MUXSEL_ADDR, 0 },
+		{ T_RLC_SPM_SE_MUXSEL_ADDR, 0 },
+		EV,
+		{ T_COMPUTE_PERFCOUNT_ENABLE, 1 },
+		{ T_CP_PERFMON_CNTL, 0x10 }, EV,
+	};
+	static const struct t_write exp_stop[] = {
+		{ T_GRBM_GFX_INDEX, BCAST }, EV,
+		{ T_CP_PERFMON_CNTL, 0x20 },
+		{ T_RLC_PERFMON_CLK_CNTL, 0 },
+	};
+	struct spm_config cfg;
+	struct t_write w[T_MAX_WRITES];
+	int nw;
+
+	CHECK(spm_config_build(&cfg, SPM_GC_9_4_2, req, 2, 1000) == 0);
+	CHECK(cfg.interval == 992 && cfg.interval_requested == 1000);
+	CHECK(cfg.total_lines == 2 + 8 * 2);
+	CHECK(spm_sample_size(&cfg) == 18 * 32);
+	CHECK(cfg.num_values == 1 + 8);
+	nw = t_decode_stream(&cfg, 0, w);
+	CHECK(t_match(w, nw, exp, (int)(sizeof(exp) / sizeof(exp[0]))));
+	t_stream_rules(&cfg, w, nw);
+	nw = t_decode_stream(&cfg, 1, w);
+	CHECK(t_match(w, nw, exp_stop, (int)(sizeof(exp_stop) / sizeof(exp_stop[0]))));
+}
+
+/* Four 16-bit CPC counters on MI100: SELECT1 and the 9.0 SQ control. */
+static void test_stream_941(void)
+{
+	struct spm_counter_req req[5] = {
+		{ "CPC_ALWAYS_COUNT", 0 }, { "CPC_ME1_BUSY_FOR_PACKET_DECODE", 0 },
+		{ "CPC_ME2_BUSY_FOR_PACKET_DECODE", 0 },
+		{ "CPC_ME1_STALL_ON_DATA_FROM_ROQ", 0 }, { "SQ_BUSY_CYCLES", 0 } };
+	static const uint32_t gmux[16] = {
+		0xF0F0F0F0, 0xF0F0F0F0, 0x00420040, 0xFFFFFFFF, 0xFFFFFFFF,
+		0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0x00430041, 0xFFFFFFFF,
+		0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF,
+		0xFFFFFFFF };
+	struct spm_config cfg;
+	struct t_write w[T_MAX_WRITES];
+	int nw, i, ng = 0, sel = 0, sel1 = 0, ctrl = 0, sq = 0, clk = 0;
+
+	CHECK(spm_config_build(&cfg, SPM_GC_9_4_1, req, 5, 0) == 0);
+	CHECK(cfg.interval == 8192);
+	nw = t_decode_stream(&cfg, 0, w);
+	t_stream_rules(&cfg, w, nw);
+	CHECK(nw > 0 && w[0].reg == T_RLC_PERFMON_CLK_CNTL && w[0].val == 1);
+	for (i = 0; i < nw; i++) {
+		if (w[i].reg == T_RLC_PERFMON_CLK_CNTL)
+			clk++;
+		if (w[i].reg == T_CPC_PERFCOUNTER0_SELECT)
+			sel += w[i].val == 0x00103400;
+		if (w[i].reg == T_CPC_PERFCOUNTER0_SELECT1)
+			sel1 += w[i].val == (0x15 | (0x0b << 10));
+		if (w[i].reg == T_SQ_PERFCOUNTER_CTRL)
+			ctrl += w[i].val == 0x40;	/* no VMID_MASK in 9.0 */
+		if (w[i].reg == T_SQ_PERFCOUNTER0_SELECT)
+			sq += w[i].val == 0x0F3FF003;
+		if (w[i].reg == T_RLC_SPM_GLOBAL_MUXSEL_DATA) {
+			CHECK(ng < 16 && w[i].val == gmux[ng]);
+			ng++;
+		}
+		if (w[i].reg == T_RLC_SPM_PERFMON_CNTL)
+			CHECK(w[i].val == 8192u << 16);
+	}
+	CHECK(clk == 1 && sel == 1 && sel1 == 1 && ctrl == 1 && sq == 1);
+	CHECK(ng == 16);
+}
+
+/* ---- Round trips ---- */
+
+static void test_round_trips(void)
+{
+	static const char *const one[] = { "CPC_ALWAYS_COUNT" };
+	static const char *const two[] = {
+		"CPC_ALWAYS_COUNT", "CPC_ME1_BUSY_FOR_PACKET_DECODE" };
+	static const char *const four[] = {
+		"CPC_ALWAYS_COUNT", "CPC_ME1_BUSY_FOR_PACKET_DECODE",
+		"CPC_UTCL1_STALL_ON_TRANSLATION", "CPC_ME2_BUSY_FOR_PACKET_DECODE" };
+	static const char *const four_sq[] = {
+		"CPC_ME1_STALL_ON_DATA_FROM_ROQ", "SQ_WAVES",
+		"CPC_ALWAYS_COUNT", "CPC_ME2_BUSY_FOR_PACKET_DECODE",
+		"CPC_ME1_BUSY_FOR_PACKET_DECODE" };
+	static const char *const sq[] = { "SQ_BUSY_CYCLES" };
+	static const char *const two_sq[] = {
+		"CPC_ME1_BUSY_FOR_PACKET_DECODE", "SQ_WAVES", "CPC_ALWAYS_COUNT" };
+	static const unsigned int b32[] = { 32, 32 };
+	static const unsigned int b32sq[] = { 32, 0, 32 };
+	static const enum spm_gc_version gcs[] = {
+		SPM_GC_9_4_1, SPM_GC_9_4_2, SPM_GC_9_4_3 };
+	unsigned int g;
+
+	for (g = 0; g < 3; g++) {
+		t_round_trip(gcs[g], NULL, NULL, 0);	/* timestamp only */
+		t_round_trip(gcs[g], one, NULL, 1);
+		t_round_trip(gcs[g], two, NULL, 2);
+		t_round_trip(gcs[g], four, NULL, 4);	/* all of CPC, 16-bit */
+		t_round_trip(gcs[g], one, b32, 1);
+		t_round_trip(gcs[g], two, b32, 2);	/* all of CPC, 32-bit */
+		t_round_trip(gcs[g], sq, NULL, 1);
+		t_round_trip(gcs[g], four_sq, NULL, 5);
+		t_round_trip(gcs[g], two_sq, b32sq, 3);
+	}
+}
+
+/* ---- Input checks of spm_config_build() and the others ---- */
+
+static int t_build(enum spm_gc_version gc, const char *a, unsigned int abits,
+		   const char *b, unsigned int bbits)
+{
+	struct spm_counter_req req[2] = { { a, abits }, { b, bbits } };
+	struct spm_config cfg;
+
+	return spm_config_build(&cfg, gc, req, b ? 2 : 1, 0);
+}
+
+static unsigned int t_interval(unsigned int in)
+{
+	struct spm_config cfg;
+
+	CHECK(spm_config_build(&cfg, SPM_GC_9_4_3, NULL, 0, in) == 0);
+	return cfg.interval;
+}
+
+static void test_input_checks(void)
+{
+	struct spm_counter_req req[SPM_MAX_COUNTERS + 1];
+	struct spm_config cfg;
+	uint32_t ib[512];
+	uint64_t ts, v[SPM_MAX_VALUES];
+	unsigned char sample[64] = { 0 };
+	unsigned int i, count = 0;
+	int n;
+
+	CHECK(spm_config_build(NULL, SPM_GC_9_4_3, NULL, 0, 0) == -EINVAL);
+	CHECK(spm_config_build(&cfg, SPM_GC_9_4_3, NULL, 1, 0) == -EINVAL);
+	CHECK(spm_config_build(&cfg, (enum spm_gc_version)0x090400, NULL, 0, 0) == -EINVAL);
+	CHECK(spm_config_build(&cfg, (enum spm_gc_version)0x090404, NULL, 0, 0) == -EINVAL);
+	for (i = 0; i <= SPM_MAX_COUNTERS; i++) {
+		req[i].name = "CPC_ALWAYS_COUNT";
+		req[i].bits = 0;
+	}
+	CHECK(spm_config_build(&cfg, SPM_GC_9_4_3, req, SPM_MAX_COUNTERS + 1, 0) == -E2BIG);
+	CHECK(t_build(SPM_GC_9_4_3, NULL, 0, NULL, 0) == -EINVAL);	/* NULL name */
+	CHECK(t_build(SPM_GC_9_4_3, "GRBM_GUI_ACTIVE", 0, NULL, 0) == -EINVAL); /* not streamable */
+	CHECK(t_build(SPM_GC_9_4_3, "CPC_ALWAYS", 0, NULL, 0) == -EINVAL);
+	CHECK(t_build(SPM_GC_9_4_3, "", 0, NULL, 0) == -EINVAL);
+	CHECK(t_build(SPM_GC_9_4_3, "cpc_always_count", 0, NULL, 0) == 0); /* any case */
+	CHECK(t_build(SPM_GC_9_4_3, "CPC_ALWAYS_COUNT", 0, "Cpc_Always_Count", 0) == -EINVAL); /* repeated */
+	CHECK(t_build(SPM_GC_9_4_3, "CPC_ALWAYS_COUNT", 8, NULL, 0) == -EINVAL);
+	CHECK(t_build(SPM_GC_9_4_3, "CPC_ALWAYS_COUNT", 64, NULL, 0) == -EINVAL);
+	CHECK(t_build(SPM_GC_9_4_3, "SQ_WAVES", 16, NULL, 0) == -EINVAL); /* SQ: 32-bit only */
+	CHECK(t_build(SPM_GC_9_4_3, "SQ_WAVES", 32, NULL, 0) == 0);
+	CHECK(t_build(SPM_GC_9_4_3, "CPC_ALWAYS_COUNT", 16,
+		      "CPC_ME1_BUSY_FOR_PACKET_DECODE", 32) == -EINVAL); /* mixed in CPC */
+	CHECK(t_build(SPM_GC_9_4_3, "CPC_ALWAYS_COUNT", 32,
+		      "CPC_ME1_BUSY_FOR_PACKET_DECODE", 32) == 0);
+	CHECK(t_build(SPM_GC_9_4_3, "SQ_WAVES", 0, "SQ_BUSY_CYCLES", 0) == -E2BIG); /* one SQ counter */
+	/* CPC: five 16-bit counters, three 32-bit ones */
+	req[0].name = "CPC_ALWAYS_COUNT";
+	req[1].name = "CPC_ME1_BUSY_FOR_PACKET_DECODE";
+	req[2].name = "CPC_ME2_BUSY_FOR_PACKET_DECODE";
+	req[3].name = "CPC_ME1_STALL_ON_DATA_FROM_ROQ";
+	req[4].name = "CPC_UTCL1_STALL_ON_TRANSLATION";
+	CHECK(spm_config_build(&cfg, SPM_GC_9_4_3, req, 4, 0) == 0);
+	CHECK(spm_config_build(&cfg, SPM_GC_9_4_3, req, 5, 0) == -E2BIG);
+	for (i = 0; i < 3; i++)
+		req[i].bits = 32;
+	CHECK(spm_config_build(&cfg, SPM_GC_9_4_3, req, 2, 0) == 0);
+	CHECK(spm_config_build(&cfg, SPM_GC_9_4_3, req, 3, 0) == -E2BIG);
+
+	/* interval: default, nearest multiple of 32, limits */
+	CHECK(t_interval(0) == 8192);
+	CHECK(t_interval(1) == 32);
+	CHECK(t_interval(47) == 32);
+	CHECK(t_interval(48) == 64);
+	CHECK(t_interval(4111) == 4096);
+	CHECK(t_interval(4112) == 4128);
+	CHECK(t_interval(65504) == 65504);
+	CHECK(t_interval(65519) == 65504);
+	CHECK(t_interval(65535) == 65504);
+	CHECK(t_interval(UINT_MAX) == 65504);
+
+	/* table */
+	CHECK(spm_counter_table(&count) != NULL && count >= 3);
+	CHECK(spm_counter_find("SQ_WAVES") != NULL);
+	CHECK(spm_counter_find(NULL) == NULL);
+
+	/* streams: size query, short buffer, NULL */
+	CHECK(spm_config_build(&cfg, SPM_GC_9_4_3, NULL, 0, 0) == 0);
+	n = spm_program_start(&cfg, NULL, 0);
+	CHECK(n > 0 && spm_program_start(&cfg, ib, 512) == n);
+	CHECK(spm_program_start(&cfg, ib, (size_t)n - 1) == -ENOSPC);
+	CHECK(spm_program_start(&cfg, ib, 0) == -ENOSPC);
+	CHECK(spm_program_start(NULL, ib, 512) == -EINVAL);
+	n = spm_program_stop(&cfg, NULL, 0);
+	CHECK(n > 0 && spm_program_stop(&cfg, ib, 512) == n);
+	CHECK(spm_program_stop(&cfg, ib, (size_t)n - 1) == -ENOSPC);
+	CHECK(spm_program_stop(NULL, ib, 512) == -EINVAL);
+	/* decode */
+	CHECK(spm_decode_sample(NULL, sample, &ts, v) == -EINVAL);
+	CHECK(spm_decode_sample(&cfg, NULL, &ts, v) == -EINVAL);
+	CHECK(spm_decode_sample(&cfg, sample, NULL, NULL) == 0);	/* no counters */
+	CHECK(spm_config_build(&cfg, SPM_GC_9_4_3, req, 1, 0) == 0);
+	CHECK(spm_decode_sample(&cfg, sample, &ts, NULL) == -EINVAL);
+	CHECK(spm_sample_size(NULL) == 0);
+	/* a failed build leaves nothing to program */
+	CHECK(spm_config_build(&cfg, SPM_GC_9_4_3, req, 3, 0) == -E2BIG);
+	CHECK(spm_program_start(&cfg, ib, 512) == -EINVAL);
+	CHECK(spm_decode_sample(&cfg, sample, &ts, v) == -EINVAL);
+}
+
+int main(void)
+{
+	test_stream_943_two_cpc();
+	test_stream_942_cpc32_sq();
+	test_stream_941();
+	test_round_trips();
+	test_input_checks();
+	return unit_done();
+}
