@@ -465,8 +465,9 @@ static void cs_partial_flush(struct pm4 *p)
  * WRITE_DATA of a mux RAM into its DATA register, address not incremented
  * (the RLC steps its ADDR), write confirmed ([AQL] BuildWriteRegDataPacket
  * with wait; [MESA] ac_emit_spm_muxsel also confirms). Two entries a
- * dword, the lower slot in bits 15:0. lines * 8 dwords, as [PAL] writes:
- * no spare entries, and lines is even so no NOP pad is needed.
+ * dword, the lower slot in bits 15:0. lines * 8 dwords: no spare entries
+ * (aqlprofile writes two more; the last slot here is always a 0xffff
+ * filler), and lines is even so no NOP pad is needed.
  */
 static void write_mux(struct pm4 *p, uint32_t data_reg, const uint16_t *ram,
 		      unsigned int lines)
@@ -497,8 +498,13 @@ static int pm4_done(const struct pm4 *p)
 
 static uint32_t cp_perfmon_spm(unsigned int state)
 {
-	/* SPM_PERFMON_STATE only; PERFMON_STATE (legacy counters) 0, as
-	 * aqlprofile's cp_perfmon_cntl_spm_start/stop_value */
+	/*
+	 * SPM_PERFMON_STATE; the whole register is written, so PERFMON_STATE
+	 * (the legacy counters) becomes 0, their DISABLE_AND_RESET, as with
+	 * aqlprofile's cp_perfmon_cntl_spm_start/stop_value. The kernel's
+	 * hooks keep that field (gfx_v9_4_3.c); a REG_RMW on the compute
+	 * engine would too, if it is supported there (not verified).
+	 */
 	return state << CP_PERFMON_SPM_STATE_SHIFT;
 }
 
@@ -530,8 +536,9 @@ int spm_program_start(const struct spm_config *cfg, uint32_t *ib,
 	set_uconfig(&p, R_RLC_SPM_PERFMON_CNTL,
 		    (cfg->interval << RLC_SPM_INTERVAL_SHIFT) |
 		    (RLC_SPM_RING_MODE_NO_STALL << RLC_SPM_RING_MODE_SHIFT));
-	/* 7./8. SAMPLE_DELAY_MAX and per-block delays: not written (spec
-	 * section 8; [PAL] programs none; spec Q6) */
+	/* 7./8. SAMPLE_DELAY_MAX and per-block delays: not written. aqlprofile
+	 * writes both (its per-GPU tables); what an earlier session left in
+	 * them stays in force. Open: only a GPU can tell whether they matter */
 
 	/* 9./10. CPC selects with GRBM_GFX_INDEX = instance 0, SE and SH
 	 * broadcast ([AQL] grbm_inst_index_value, spm_select_value) */
@@ -547,9 +554,12 @@ int spm_program_start(const struct spm_config *cfg, uint32_t *ib,
 	if (cfg->sq_used) {
 		set_uconfig(&p, R_GRBM_GFX_INDEX, GRBM_BROADCAST);
 		set_uconfig(&p, R_SQ_PERFCOUNTER_MASK, 0xffffffffu);
-		/* compute waves only; VMID_MASK where the header has it */
-		set_uconfig(&p, R_SQ_PERFCOUNTER_CTRL, SQ_CTRL_CS_EN |
-			    (cfg->gc == SPM_GC_9_4_1 ? 0 : SQ_CTRL_VMID_ALL));
+		/* compute waves only (a choice: aqlprofile enables the
+		 * graphics stages too); VMID_MASK 31:16 all ones on every GC
+		 * version, as aqlprofile writes it also where the header
+		 * (gc_9_0, MI100) names no such field */
+		set_uconfig(&p, R_SQ_PERFCOUNTER_CTRL,
+			    SQ_CTRL_CS_EN | SQ_CTRL_VMID_ALL);
 		set_uconfig(&p, R_SQ_PERFCOUNTER0_SELECT, cfg->sq_select);
 	}
 	/* 12. broadcast again ([AQL]) */
@@ -580,7 +590,10 @@ int spm_program_start(const struct spm_config *cfg, uint32_t *ib,
 	/* 19. */
 	cs_partial_flush(&p);
 	/* 20. COMPUTE_PERFCOUNT_ENABLE.PERFCOUNT_ENABLE = 1 ([AQL]
-	 * cp_perfcount_enable_value) */
+	 * cp_perfcount_enable_value). It is per queue (an MQD field): this
+	 * sets it for the queue this stream runs on, and aqlprofile sets it in
+	 * the profiled queue; whether SQ counts work of other queues without
+	 * it only a GPU can tell */
 	set_sh(&p, R_COMPUTE_PERFCOUNT_ENABLE, 1);
 	/* 21. CP_PERFMON_CNTL: SPM START_COUNTING ([AQL]
 	 * cp_perfmon_cntl_spm_start_value) */

@@ -63,7 +63,8 @@ struct spm_counter_info {
 	unsigned int spm_block;	/* SPM block id (global or SE table) */
 	unsigned int event;	/* perf select value (vega10_enum.h) */
 	unsigned int default_bits;
-	unsigned int only_32bit; /* no 16-bit SPM mode (SQ) */
+	unsigned int only_32bit; /* programmed 32-bit only (SQ: aqlprofile
+				  * always does; 16-bit is not verified) */
 	const char *what;	/* one line for a listing */
 };
 

@@ -574,7 +574,7 @@ static void test_stream_941(void)
 		if (w[i].reg == T_CPC_PERFCOUNTER0_SELECT1)
 			sel1 += w[i].val == (0x15 | (0x0b << 10));
 		if (w[i].reg == T_SQ_PERFCOUNTER_CTRL)
-			ctrl += w[i].val == 0x40;	/* no VMID_MASK in 9.0 */
+			ctrl += w[i].val == 0xFFFF0040;	/* as aqlprofile, on 9.0 too */
 		if (w[i].reg == T_SQ_PERFCOUNTER0_SELECT)
 			sq += w[i].val == 0x0F3FF003;
 		if (w[i].reg == T_RLC_SPM_GLOBAL_MUXSEL_DATA) {
