@@ -1475,19 +1475,30 @@ static void spm_concurrency_stress(struct kunit *test)
 
 /* ---- benchmark: printed numbers, no timed assertions ---- */
 
+/* make bench boots with amdgpu.spm_kunit_bench=1; make check does not */
+static bool spm_kunit_bench;
+module_param(spm_kunit_bench, bool, 0444);
+MODULE_PARM_DESC(spm_kunit_bench, "KUnit: run the timed SPM benchmark (make bench)");
+
 /*
  * Wake-ups of the drain worker: while nothing streams (the goal: at most
  * 10 a second), and while one XCC streams at 160 MB/s into the default
  * 4 MiB ring (the goal: within 2x of the fill rate over half the ring).
- * Emulated time is slow and uneven; read these as ratios of one run.
+ * Emulated time is slow and uneven; read these as ratios of one run. It
+ * asserts nothing it measures, so it runs in make bench only.
  */
 static void spm_bench_wakeups(struct kunit *test)
 {
-	struct spm_env *e = spm_env_create(test, &spm_layout_gfx_v9_4_3, 1, SZ_4M);
-	unsigned long buf = spm_env_user_buf(test, 8 * SZ_1M, MAP_PRIVATE | MAP_ANONYMOUS);
+	struct spm_env *e;
+	unsigned long buf;
 	struct amdgpu_spm_stats s0, s1;
 	struct spm_model_stream *st;
 	u64 t0, t1, bytes, goal, rate;
+
+	if (!spm_kunit_bench)
+		kunit_skip(test, "timed benchmark: make bench runs it (amdgpu.spm_kunit_bench=1)");
+	e = spm_env_create(test, &spm_layout_gfx_v9_4_3, 1, SZ_4M);
+	buf = spm_env_user_buf(test, 8 * SZ_1M, MAP_PRIVATE | MAP_ANONYMOUS);
 
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, 8 * SZ_1M, 0, NULL), 0);
