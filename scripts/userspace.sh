@@ -309,7 +309,7 @@ usage_case() { # usage_case <what> <expected text> <args...>
 	rc=$?
 	[ "$rc" = 2 ] && echo "$out" | grep -q -- "$want" &&
 		echo "$out" | grep -q '^Usage: amdgpu-spm-record' &&
-		[ "$(echo "$out" | wc -l)" -le 4 ]
+		[ "$(echo "$out" | wc -l)" -le 5 ]
 	result $? "amdgpu-spm-record $* $what (exit $rc)"
 }
 usage_case "is refused" "invalid --duration 'nan'" -t nan

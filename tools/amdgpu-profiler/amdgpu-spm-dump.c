@@ -6,7 +6,10 @@
  * bytes, data loss and lost buffers (gaps in the kernel's per-XCC
  * sequence), exports the records as CSV and each XCC's samples as a raw
  * file, and draws each XCC's throughput over time as an SVG chart with the
- * moments of loss marked.
+ * moments of loss marked. When the recording holds the counter
+ * configuration (SPM_RECORD_CONFIG, amdgpu-spm-record -e), it decodes the
+ * samples (spm_program.h): per-counter statistics, a per-sample CSV and a
+ * Chrome trace-event JSON (Perfetto UI, chrome://tracing).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +25,7 @@
 
 #include "amdgpu_profiler.h"
 #include "spm_file.h"
+#include "spm_program.h"
 
 #define MAX_XCC		256	/* logical ids are 8 bits */
 #define MAX_EVENTS	20	/* loss and gap events listed one by one */
@@ -31,7 +35,8 @@ enum { EXIT_OK, EXIT_ERROR, EXIT_USAGE };
 static const char *prog = "amdgpu-spm-dump";
 
 static const char short_usage[] =
-"Usage: amdgpu-spm-dump [--csv FILE] [--raw DIR] [--svg FILE] [-q] RECORDING\n"
+"Usage: amdgpu-spm-dump [--csv FILE] [--raw DIR] [--svg FILE] [--counters FILE]\n"
+"                       [--trace FILE] [-q] RECORDING\n"
 "Try 'amdgpu-spm-dump --help' for more information.\n";
 
 struct options {
@@ -39,7 +44,33 @@ struct options {
 	const char *csv;
 	const char *raw;
 	const char *svg;
+	const char *counters;	/* per-sample CSV */
+	const char *trace;	/* Chrome trace-event JSON */
 	bool quiet;
+};
+
+/* Per XCC: what the decoder saw. */
+struct xcc_decode {
+	uint64_t samples;
+	uint64_t partial_bytes;		/* data not a whole sample */
+	uint64_t last_ts;
+	uint64_t ts_delta_min, ts_delta_max;
+	uint64_t cycles_equal, cycles_differ;	/* cycle counter vs interval */
+	uint64_t vmin[SPM_MAX_VALUES], vmax[SPM_MAX_VALUES];
+	uint64_t saturated[SPM_MAX_VALUES];
+	double vsum[SPM_MAX_VALUES];
+	bool named;			/* trace: process name written */
+};
+
+struct decode {
+	bool have;			/* a config record that decodes */
+	bool seen;			/* a config record at all */
+	struct spm_file_config fc;
+	struct spm_config cfg;
+	int cycle_counter;		/* index of CPC_ALWAYS_COUNT, -1 none */
+	FILE *csv, *trace;
+	bool trace_any;			/* an event written (commas) */
+	struct xcc_decode x[256];
 };
 
 /* A share record as kept in memory (its data goes straight to --raw). */
@@ -77,6 +108,8 @@ struct dump {
 	struct spm_record end;
 	bool timed;		/* records carry times (format 2) */
 	uint64_t t0;		/* time origin, ns */
+	uint64_t unknown_records;	/* of types this reader does not know */
+	struct decode dec;
 };
 
 static void die(int status, const char *fmt, ...)
@@ -107,6 +140,11 @@ static void usage(void)
 "      --raw DIR    write each XCC's SPM samples to DIR/xcc<N>.raw\n"
 "      --svg FILE   per-XCC throughput-over-time chart, data loss in red,\n"
 "                   lost buffers as dashed lines\n"
+"      --counters FILE  the decoded samples, one line per XCC and sample\n"
+"                   (needs a recording made with amdgpu-spm-record -e)\n"
+"      --trace FILE the decoded counters as Chrome trace-event JSON, one\n"
+"                   process per XCC, loss and lost buffers as instant\n"
+"                   events (open in ui.perfetto.dev or chrome://tracing)\n"
 "  -q, --quiet      no summary\n"
 "  -h, --help       show this help and exit\n"
 "\n"
@@ -120,6 +158,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "csv", required_argument, NULL, 'c' },
 		{ "raw", required_argument, NULL, 'r' },
 		{ "svg", required_argument, NULL, 's' },
+		{ "counters", required_argument, NULL, 'C' },
+		{ "trace", required_argument, NULL, 'J' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -137,6 +177,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 's':
 			o->svg = optarg;
+			break;
+		case 'C':
+			o->counters = optarg;
+			break;
+		case 'J':
+			o->trace = optarg;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -169,6 +215,280 @@ static double share_rate(const struct share *s)
 	       ((double)(s->retired_ns - s->start_ns) / 1e9);
 }
 
+/* ---- Decoding the samples (SPM_RECORD_CONFIG) ---- */
+
+static FILE *open_out(const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+	if (!f)
+		die(EXIT_ERROR, "cannot create %s: %s", path, strerror(errno));
+	return f;
+}
+
+static void close_out(FILE *f, const char *path)
+{
+	if (f != stdout ? fclose(f) : fflush(f))
+		die(EXIT_ERROR, "writing %s: %s", path, strerror(errno));
+}
+
+/* Column name of value @v of counter @c: NAME, or NAME_se<j> per SE. */
+static void value_name(const struct spm_config *cfg, unsigned int c,
+		       unsigned int v, char *buf, size_t len)
+{
+	const struct spm_counter_slot *k = &cfg->counters[c];
+
+	if (k->num_values > 1)
+		snprintf(buf, len, "%s_se%u", k->info->name, v);
+	else
+		snprintf(buf, len, "%s", k->info->name);
+}
+
+/*
+ * The config record: rebuild the layout with spm_config_build() from the
+ * names, widths, GC version and interval, and check it against the layout
+ * the recorder stored. A disagreement (another version of the counter
+ * table) is reported and nothing is decoded.
+ */
+static void take_config(struct dump *d, const struct options *o,
+			const unsigned char *data, uint32_t bytes)
+{
+	struct decode *dc = &d->dec;
+	struct spm_counter_req reqs[SPM_FILE_MAX_COUNTERS];
+	const char *why = NULL;
+	unsigned int i, j;
+	char name[64];
+
+	if (dc->seen) {
+		fprintf(stderr, "%s: %s: a second counter configuration record; ignored\n",
+			prog, o->input);
+		return;
+	}
+	dc->seen = true;
+	dc->cycle_counter = -1;
+	if (d->nshares) {
+		why = "it comes after share records";
+		goto bad;
+	}
+	if (spm_file_parse_config(data, bytes, &dc->fc)) {
+		why = "it is malformed";
+		goto bad;
+	}
+	for (i = 0; i < dc->fc.num_counters; i++) {
+		reqs[i].name = dc->fc.counters[i].name;
+		reqs[i].bits = dc->fc.counters[i].bits;
+	}
+	if (spm_config_build(&dc->cfg, (enum spm_gc_version)dc->fc.gc_version,
+			     reqs, dc->fc.num_counters,
+			     dc->fc.interval_requested)) {
+		why = "this dump cannot build it (unknown GC version or counter)";
+		goto bad;
+	}
+	if (dc->cfg.interval != dc->fc.interval ||
+	    dc->cfg.num_se != dc->fc.num_se ||
+	    dc->cfg.global_lines != dc->fc.global_lines ||
+	    dc->cfg.se_lines != dc->fc.se_lines ||
+	    spm_sample_size(&dc->cfg) != dc->fc.sample_bytes ||
+	    !dc->fc.sample_bytes)
+		why = "its layout differs from the one this dump builds";
+	for (i = 0; !why && i < dc->cfg.num_counters; i++)
+		if (dc->cfg.counters[i].slot != dc->fc.counters[i].slot ||
+		    dc->cfg.counters[i].bits != dc->fc.counters[i].bits)
+			why = "a counter's slot differs from the one this dump builds";
+	if (why)
+		goto bad;
+	for (i = 0; i < dc->cfg.num_counters; i++)
+		if (!strcmp(dc->cfg.counters[i].info->name, "CPC_ALWAYS_COUNT"))
+			dc->cycle_counter = (int)i;
+	dc->have = true;
+
+	if (o->counters) {
+		dc->csv = open_out(o->counters);
+		fprintf(dc->csv, "xcc,buffer,sample,timestamp,timestamp_delta,host_s");
+		for (i = 0; i < dc->cfg.num_counters; i++)
+			for (j = 0; j < dc->cfg.counters[i].num_values; j++) {
+				value_name(&dc->cfg, i, j, name, sizeof(name));
+				fprintf(dc->csv, ",%s", name);
+			}
+		fprintf(dc->csv, "\n");
+	}
+	if (o->trace) {
+		dc->trace = open_out(o->trace);
+		fprintf(dc->trace, "{\"traceEvents\":[\n");
+	}
+	return;
+bad:
+	fprintf(stderr, "%s: %s: the counter configuration record is not used: %s\n",
+		prog, o->input, why);
+}
+
+static void trace_sep(struct decode *dc)
+{
+	fputs(dc->trace_any ? ",\n" : "", dc->trace);
+	dc->trace_any = true;
+}
+
+/* Microseconds since the recording started, for the trace. */
+static double trace_us(const struct dump *d, uint64_t ns)
+{
+	return ns ? (double)(int64_t)(ns - d->t0) / 1e3 : 0.0;
+}
+
+/* The XCC's process in the trace, named once. */
+static void trace_xcc(struct dump *d, unsigned int xcc)
+{
+	struct decode *dc = &d->dec;
+
+	if (!dc->trace || dc->x[xcc].named)
+		return;
+	dc->x[xcc].named = true;
+	trace_sep(dc);
+	fprintf(dc->trace, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":\"XCC %u\"}}",
+		xcc, xcc);
+}
+
+/* Loss and lost buffers of a share as instant events. */
+static void trace_share_events(struct dump *d, const struct share *s)
+{
+	struct decode *dc = &d->dec;
+
+	if (!dc->trace || (!s->loss && !s->gap_before))
+		return;
+	trace_xcc(d, s->xcc);
+	if (s->gap_before) {
+		trace_sep(dc);
+		fprintf(dc->trace, "{\"name\":\"%u lost buffer%s\",\"cat\":\"spm\",\"ph\":\"i\",\"s\":\"p\",\"ts\":%.3f,\"pid\":%u,\"tid\":0,\"args\":{\"before_seq\":%u,\"buffer\":%u}}",
+			s->gap_before, s->gap_before > 1 ? "s" : "",
+			trace_us(d, s->start_ns), s->xcc, s->seq, s->buffer);
+	}
+	if (s->loss) {
+		trace_sep(dc);
+		fprintf(dc->trace, "{\"name\":\"data loss\",\"cat\":\"spm\",\"ph\":\"i\",\"s\":\"p\",\"ts\":%.3f,\"pid\":%u,\"tid\":0,\"args\":{\"buffer\":%u,\"from_us\":%.3f}}",
+			trace_us(d, s->retired_ns), s->xcc, s->buffer,
+			trace_us(d, s->start_ns));
+	}
+}
+
+/*
+ * The host time of a sample's timestamp, ns; 0 if the share has no GPU
+ * clock reading or the counter's rate is unknown. Assumes that the SPM
+ * timestamp counts the clock AMDGPU_INFO_TIMESTAMP reads (gpu_counter_khz):
+ * the spec (section 3, "Its clock domain and unit are [OPEN]") leaves it
+ * open; only a GPU can tell.
+ */
+static uint64_t host_time(const struct dump *d, const struct share *s,
+			  uint64_t ts)
+{
+	double dt;
+
+	if (!s->gpu_clock || !d->fh.gpu_counter_khz)
+		return 0;
+	dt = (double)(int64_t)(ts - s->gpu_clock) * 1e6 /
+	     (double)d->fh.gpu_counter_khz;
+	return (uint64_t)((double)s->gpu_clock_host_ns + dt);
+}
+
+static void decode_share(struct dump *d, const struct share *s,
+			 const unsigned char *data)
+{
+	struct decode *dc = &d->dec;
+	struct xcc_decode *x = &dc->x[s->xcc];
+	size_t size = spm_sample_size(&dc->cfg), off;
+	uint64_t values[SPM_MAX_VALUES];
+	unsigned int i, j;
+
+	x->partial_bytes += s->bytes % size;
+	for (off = 0; off + size <= s->bytes; off += size) {
+		uint64_t ts, host, delta = 0, k = x->samples++;
+		bool first = k == 0;
+		double us;
+
+		spm_decode_sample(&dc->cfg, data + off, &ts, values);
+		if (!first) {
+			delta = ts - x->last_ts;
+			if (k == 1 || delta < x->ts_delta_min)
+				x->ts_delta_min = delta;
+			if (k == 1 || delta > x->ts_delta_max)
+				x->ts_delta_max = delta;
+		}
+		x->last_ts = ts;
+		for (i = 0; i < dc->cfg.num_values; i++) {
+			unsigned int c;
+			bool sat = false;
+
+			/* all ones: saturated or invalid (spm_program.h) */
+			for (c = 0; c < dc->cfg.num_counters; c++) {
+				const struct spm_counter_slot *cs =
+					&dc->cfg.counters[c];
+
+				if (i >= cs->value_index &&
+				    i < cs->value_index + cs->num_values)
+					sat = values[i] == (cs->bits == 32 ?
+						0xffffffffull : 0xffffull);
+			}
+			if (sat) {
+				x->saturated[i]++;
+				continue;
+			}
+			if (x->samples - x->saturated[i] == 1 ||
+			    values[i] < x->vmin[i])
+				x->vmin[i] = values[i];
+			if (values[i] > x->vmax[i])
+				x->vmax[i] = values[i];
+			x->vsum[i] += (double)values[i];
+		}
+		if (dc->cycle_counter >= 0) {
+			uint64_t v = values[dc->cfg.counters[dc->cycle_counter].value_index];
+
+			if (v == dc->cfg.interval)
+				x->cycles_equal++;
+			else
+				x->cycles_differ++;
+		}
+		host = host_time(d, s, ts);
+		if (dc->csv) {
+			fprintf(dc->csv, "%u,%u,%" PRIu64 ",%" PRIu64 ",",
+				s->xcc, s->buffer, k, ts);
+			if (!first)
+				fprintf(dc->csv, "%" PRIu64, delta);
+			fputc(',', dc->csv);
+			if (host)
+				fprintf(dc->csv, "%.9f", secs(d, host));
+			for (i = 0; i < dc->cfg.num_values; i++)
+				fprintf(dc->csv, ",%" PRIu64, values[i]);
+			fputc('\n', dc->csv);
+		}
+		if (!dc->trace)
+			continue;
+		/* The host estimate; else the share's start plus the
+		 * timestamp's advance at the counter rate; else samples at
+		 * the interval at 1 GHz (the trace needs some time) */
+		if (host)
+			us = trace_us(d, host);
+		else if (d->fh.gpu_counter_khz)
+			us = trace_us(d, s->start_ns) +
+			     (double)(off / size) * dc->cfg.interval * 1e3 /
+			     (double)d->fh.gpu_counter_khz;
+		else
+			us = (double)k * dc->cfg.interval / 1e3;
+		trace_xcc(d, s->xcc);
+		for (i = 0; i < dc->cfg.num_counters; i++) {
+			const struct spm_counter_slot *cs = &dc->cfg.counters[i];
+
+			trace_sep(dc);
+			fprintf(dc->trace, "{\"name\":\"%s\",\"cat\":\"spm\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":%u,\"tid\":0,\"args\":{",
+				cs->info->name, us, s->xcc);
+			for (j = 0; j < cs->num_values; j++)
+				fprintf(dc->trace, "%s\"%s%u\":%" PRIu64,
+					j ? "," : "",
+					cs->num_values > 1 ? "se" : "value",
+					cs->num_values > 1 ? j : 0,
+					values[cs->value_index + j]);
+			fputs("}}", dc->trace);
+		}
+	}
+}
+
 static void read_recording(struct dump *d, const struct options *o)
 {
 	struct spm_reader rd;
@@ -199,6 +519,15 @@ static void read_recording(struct dump *d, const struct options *o)
 		if (r.type == SPM_RECORD_END) {
 			d->complete = true;
 			d->end = r;
+			continue;
+		}
+		if (r.type == SPM_RECORD_CONFIG) {
+			take_config(d, o, data, r.bytes);
+			continue;
+		}
+		if (r.type != SPM_RECORD_SHARE) {
+			/* A later recorder's record: skipped */
+			d->unknown_records++;
 			continue;
 		}
 		if (d->nshares == d->cap) {
@@ -268,6 +597,12 @@ static void read_recording(struct dump *d, const struct options *o)
 				die(EXIT_ERROR, "writing %s/xcc%u.raw: %s",
 				    o->raw, r.xcc, strerror(errno));
 		}
+		/* Shares have no start time in format 1: t0 as below */
+		if (!d->t0)
+			d->t0 = s->start_ns;
+		trace_share_events(d, s);
+		if (d->dec.have && r.bytes)
+			decode_share(d, s, data);
 	}
 	free(data);
 	/* Keep what was read before a cut or a bad record: say so, exit 1. */
@@ -318,6 +653,76 @@ static double gpu_clock_khz(const struct dump *d, size_t *readings)
 		return 0;
 	return (double)(last->gpu_clock - first->gpu_clock) * 1e6 /
 	       (double)(last->gpu_clock_host_ns - first->gpu_clock_host_ns);
+}
+
+/* The decoded counters: per XCC and counter min, max, mean. */
+static void print_counters(const struct dump *d)
+{
+	const struct decode *dc = &d->dec;
+	const struct spm_config *cfg = &dc->cfg;
+	unsigned int i, v;
+	char name[64];
+
+	if (!dc->seen)
+		return;
+	if (!dc->have) {
+		printf("counters: a configuration is recorded but not decoded (see above)\n");
+		return;
+	}
+	printf("counters: GC %u.%u.%u, %u SEs, sample interval %u cycles, %zu-byte samples, %u counter%s%s\n",
+	       cfg->gc >> 16, (cfg->gc >> 8) & 0xff, cfg->gc & 0xff,
+	       cfg->num_se, cfg->interval, spm_sample_size(cfg),
+	       cfg->num_counters, cfg->num_counters == 1 ? "" : "s",
+	       dc->fc.flags & SPM_FILE_CONFIG_PROGRAMMED ? "" :
+	       " (recorded, not programmed by the recorder)");
+	printf("%5s %-36s %10s %14s %14s %16s %10s\n", "XCC", "counter",
+	       "samples", "min", "max", "mean", "saturated");
+	for (i = 0; i < MAX_XCC; i++) {
+		const struct xcc_decode *x = &dc->x[i];
+
+		if (!d->xcc[i].seen)
+			continue;
+		for (v = 0; v < cfg->num_values; v++) {
+			unsigned int c = 0;
+			uint64_t n = x->samples - x->saturated[v];
+
+			while (c + 1 < cfg->num_counters &&
+			       v >= cfg->counters[c + 1].value_index)
+				c++;
+			value_name(cfg, c, v - cfg->counters[c].value_index,
+				   name, sizeof(name));
+			if (!n)
+				printf("%5u %-36s %10" PRIu64 " %14s %14s %16s %10" PRIu64 "\n",
+				       i, name, x->samples, "-", "-", "-",
+				       x->saturated[v]);
+			else
+				printf("%5u %-36s %10" PRIu64 " %14" PRIu64 " %14" PRIu64 " %16.3f %10" PRIu64 "\n",
+				       i, name, x->samples, x->vmin[v],
+				       x->vmax[v], x->vsum[v] / (double)n,
+				       x->saturated[v]);
+		}
+	}
+	for (i = 0; i < MAX_XCC; i++) {
+		const struct xcc_decode *x = &dc->x[i];
+
+		if (!d->xcc[i].seen)
+			continue;
+		if (dc->cycle_counter >= 0 && x->samples) {
+			if (!x->cycles_differ)
+				printf("cycle counter: XCC %u: CPC_ALWAYS_COUNT equals the interval (%u) in all %" PRIu64 " samples\n",
+				       i, cfg->interval, x->samples);
+			else
+				printf("cycle counter: XCC %u: CPC_ALWAYS_COUNT differs from the interval (%u) in %" PRIu64 " of %" PRIu64 " samples\n",
+				       i, cfg->interval, x->cycles_differ,
+				       x->samples);
+		}
+		if (x->samples > 1)
+			printf("timestamp: XCC %u: deltas from %" PRIu64 " to %" PRIu64 " between samples\n",
+			       i, x->ts_delta_min, x->ts_delta_max);
+		if (x->partial_bytes)
+			printf("warning: XCC %u: %" PRIu64 " bytes of data are not whole samples and were not decoded\n",
+			       i, x->partial_bytes);
+	}
 }
 
 static void print_summary(const struct dump *d, const struct options *o)
@@ -441,6 +846,10 @@ static void print_summary(const struct dump *d, const struct options *o)
 	if (events > MAX_EVENTS)
 		printf("... and %u more loss or gap events (see --csv)\n",
 		       events - MAX_EVENTS);
+	if (d->unknown_records)
+		printf("skipped %" PRIu64 " records of types this dump does not know\n",
+		       d->unknown_records);
+	print_counters(d);
 }
 
 static void write_csv(const struct dump *d, const char *path)
@@ -656,8 +1065,22 @@ int main(int argc, char **argv)
 		if (d.xcc[i].raw && fclose(d.xcc[i].raw))
 			die(EXIT_ERROR, "writing %s/xcc%u.raw: %s", o.raw, i,
 			    strerror(errno));
+	if (d.dec.csv)
+		close_out(d.dec.csv, o.counters);
+	if (d.dec.trace) {
+		fprintf(d.dec.trace, "\n],\"displayTimeUnit\":\"ms\"}\n");
+		close_out(d.dec.trace, o.trace);
+	}
 	if (!o.quiet)
 		print_summary(&d, &o);
+	if ((o.counters || o.trace) && !d.dec.have) {
+		fprintf(stderr, "%s: %s: %s: nothing decoded for --counters or --trace\n",
+			prog, o.input, d.dec.seen ?
+			"the counter configuration record is not usable" :
+			"no counter configuration in this recording (record with amdgpu-spm-record -e)");
+		free(d.shares);
+		return EXIT_ERROR;
+	}
 	if (o.csv)
 		write_csv(&d, o.csv);
 	if (o.svg)

@@ -41,10 +41,13 @@
 #include "amdgpu_profiler.h"
 #include "amdgpu_spm_params.h"
 #include "spm_file.h"
+#include "spm_program.h"
 
 #include <drm/drm.h>
 
 #define MAX_BUFFERS 3
+
+_Static_assert(SPM_FILE_MAX_COUNTERS == SPM_MAX_COUNTERS, "config record holds a whole spm_config");
 /*
  * Default buffer sizes. GTT BOs are not pinned by the kernel's copy path
  * and cost no RLIMIT_MEMLOCK. Anonymous memory is pinned and charged to
@@ -87,6 +90,13 @@ struct options {
 	bool size_given;	/* --buf-size */
 	bool quiet;
 	bool fail_on_loss;
+	/* -e, -g, -I: the counter configuration recorded for decoding */
+	struct spm_counter_req reqs[SPM_MAX_COUNTERS];
+	char req_names[SPM_MAX_COUNTERS][SPM_FILE_COUNTER_NAME];
+	unsigned int num_reqs;
+	enum spm_gc_version gc;		/* 0: not given */
+	unsigned long sample_interval;	/* 0: not given (default) */
+	bool interval_given;
 };
 
 struct xcc_stats {
@@ -140,6 +150,7 @@ static const char *prog = "amdgpu-spm-record";
 static const char short_usage[] =
 "Usage: amdgpu-spm-record [-d DEVICE] [-o FILE] [-t SECONDS] [-i SECONDS]\n"
 "                         [-n 2|3] [-s SIZE] [-T MS] [-x XCCS] [-m KIND] [--fail-on-loss] [-q]\n"
+"                         [-e NAME[:BITS],... -g 9.4.1|9.4.2|9.4.3 [-I CYCLES]]\n"
 "Try 'amdgpu-spm-record --help' for more information.\n";
 
 static void die(int status, const char *fmt, ...)
@@ -200,6 +211,19 @@ static void usage(FILE *f)
 "                        buffer to fill, 0 to 4294967295 (default: 100)\n"
 "  -x, --xcc-count N     XCCs of the partition (default: inferred from the\n"
 "                        share headers of the first buffers with data)\n"
+"  -e, --events LIST     SPM counters, NAME[:BITS],... (BITS 16 or 32; see\n"
+"                        below): their configuration is stored in the\n"
+"                        recording, so that amdgpu-spm-dump decodes the\n"
+"                        samples. This tool does not program them yet\n"
+"                        (the start stream is not submitted): something\n"
+"                        else must program the same configuration\n"
+"  -g, --gc VERSION      GC version of the device, 9.4.1 (MI100), 9.4.2\n"
+"                        (MI200) or 9.4.3 (MI300); required with -e (not\n"
+"                        read from the device yet)\n"
+"  -I, --sample-interval CYCLES\n"
+"                        SPM sample interval in SCLK cycles, rounded to a\n"
+"                        multiple of 32 within 32..65504 (default 8192);\n"
+"                        only with -e\n"
 "      --fail-on-loss    exit with status 7 if samples or buffers were lost\n"
 "                        (a share that filled up is not counted: its rest\n"
 "                        went on in the next buffer)\n"
@@ -209,6 +233,18 @@ static void usage(FILE *f)
 "Exit status: 0 ok, 1 error, 2 usage, 3 no amdgpu device or no profiler\n"
 "interface, 4 SPM busy, 5 not permitted, 6 SPM not supported, 7 samples lost\n"
 "(with --fail-on-loss).\n", prog);
+	{
+		const struct spm_counter_info *t;
+		unsigned int n, i;
+
+		t = spm_counter_table(&n);
+		fprintf(f, "\nCounters for -e (default width; * = 32-bit only; SE = one value per\nshader engine):\n");
+		for (i = 0; i < n; i++)
+			fprintf(f, "  %-32s %2u%s %-6s %s\n", t[i].name,
+				t[i].default_bits, t[i].only_32bit ? "*" : " ",
+				t[i].segment == SPM_SEG_SE ? "SE" : "global",
+				t[i].what);
+	}
 }
 
 static int parse_size(const char *s, uint32_t *out)
@@ -273,6 +309,104 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+/* -e NAME[:BITS],...: names are checked by spm_config_build() later. */
+static void parse_events(const char *arg, struct options *o)
+{
+	const char *p = arg;
+
+	o->num_reqs = 0;
+	while (*p) {
+		const char *end = strchr(p, ','), *colon;
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char *name;
+
+		if (o->num_reqs == SPM_MAX_COUNTERS)
+			usage_error("invalid --events '%s': at most %u counters",
+				    arg, SPM_MAX_COUNTERS);
+		colon = memchr(p, ':', len);
+		name = o->req_names[o->num_reqs];
+		if (!len || (colon ? (size_t)(colon - p) : len) == 0 ||
+		    (colon ? (size_t)(colon - p) : len) >= SPM_FILE_COUNTER_NAME)
+			usage_error("invalid --events '%s': NAME[:BITS],... with names of at most %u characters",
+				    arg, SPM_FILE_COUNTER_NAME - 1);
+		memcpy(name, p, colon ? (size_t)(colon - p) : len);
+		name[colon ? (size_t)(colon - p) : len] = '\0';
+		o->reqs[o->num_reqs].name = name;
+		o->reqs[o->num_reqs].bits = 0;
+		if (colon) {
+			size_t blen = len - (size_t)(colon - p) - 1;
+
+			if (blen == 2 && !strncmp(colon + 1, "16", 2))
+				o->reqs[o->num_reqs].bits = 16;
+			else if (blen == 2 && !strncmp(colon + 1, "32", 2))
+				o->reqs[o->num_reqs].bits = 32;
+			else
+				usage_error("invalid --events '%s': BITS is 16 or 32",
+					    arg);
+		}
+		o->num_reqs++;
+		p += len;
+		if (*p == ',' && !*++p)
+			usage_error("invalid --events '%s': empty name", arg);
+	}
+	if (!o->num_reqs)
+		usage_error("invalid --events '': give at least one counter");
+}
+
+/* The valid counter names, for an error message. */
+static void list_counters(void)
+{
+	const struct spm_counter_info *t;
+	unsigned int n, i;
+
+	t = spm_counter_table(&n);
+	fprintf(stderr, "%s: counters (default width; * = 32-bit only):", prog);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, " %s:%u%s", t[i].name, t[i].default_bits,
+			t[i].only_32bit ? "*" : "");
+	fputc('\n', stderr);
+}
+
+/* -e, -g, -I into a configuration; a usage error if it cannot be built. */
+static void build_config(const struct options *o, struct spm_config *cfg)
+{
+	unsigned int i, j;
+	int ret;
+
+	ret = spm_config_build(cfg, o->gc, o->reqs, o->num_reqs,
+			       (unsigned int)o->sample_interval);
+	if (!ret)
+		return;
+	fprintf(stderr, "%s: invalid --events: ", prog);
+	for (i = 0; i < o->num_reqs; i++) {
+		const struct spm_counter_info *info =
+			spm_counter_find(o->reqs[i].name);
+
+		if (!info) {
+			fprintf(stderr, "unknown counter '%s'\n", o->reqs[i].name);
+			goto list;
+		}
+		for (j = 0; j < i; j++)
+			if (spm_counter_find(o->reqs[j].name) == info) {
+				fprintf(stderr, "%s given twice\n", info->name);
+				goto list;
+			}
+		if (o->reqs[i].bits == 16 && info->only_32bit) {
+			fprintf(stderr, "%s is programmed 32-bit only\n",
+				info->name);
+			goto list;
+		}
+	}
+	if (ret == -E2BIG)
+		fprintf(stderr, "more counters than the SPM blocks have: at most four 16-bit or two 32-bit CPC counters and one SQ counter\n");
+	else
+		fprintf(stderr, "the counters of one block (CPC_*, SQ_*) must have the same width\n");
+list:
+	list_counters();
+	fputs(short_usage, stderr);
+	exit(EXIT_USAGE);
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
@@ -286,6 +420,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "xcc-count", required_argument, NULL, 'x' },
 		{ "memory", required_argument, NULL, 'm' },
 		{ "fail-on-loss", no_argument, NULL, 'L' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "gc", required_argument, NULL, 'g' },
+		{ "sample-interval", required_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -301,7 +438,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->timeout_ms = 100;
 	o->memory = MEM_GTT;
 
-	while ((c = getopt_long(argc, argv, "d:o:t:i:n:s:T:x:m:qh", longopts,
+	while ((c = getopt_long(argc, argv, "d:o:t:i:n:s:T:x:m:e:g:I:qh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -359,6 +496,29 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'L':
 			o->fail_on_loss = true;
 			break;
+		case 'e':
+			parse_events(optarg, o);
+			break;
+		case 'g':
+			if (!strcmp(optarg, "9.4.1"))
+				o->gc = SPM_GC_9_4_1;
+			else if (!strcmp(optarg, "9.4.2"))
+				o->gc = SPM_GC_9_4_2;
+			else if (!strcmp(optarg, "9.4.3"))
+				o->gc = SPM_GC_9_4_3;
+			else
+				usage_error("invalid --gc '%s': 9.4.1, 9.4.2 or 9.4.3",
+					    optarg);
+			break;
+		case 'I':
+			if (parse_uint(optarg, SPM_INTERVAL_MAX, &v) ||
+			    v < SPM_INTERVAL_MIN)
+				usage_error("invalid --sample-interval '%s': SCLK cycles from %u to %u",
+					    optarg, SPM_INTERVAL_MIN,
+					    SPM_INTERVAL_MAX);
+			o->sample_interval = v;
+			o->interval_given = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -373,6 +533,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
+	if (!o->num_reqs && (o->gc || o->interval_given))
+		usage_error("--gc and --sample-interval go with --events");
+	if (o->num_reqs && !o->gc)
+		usage_error("--events needs --gc 9.4.1|9.4.2|9.4.3 (the GC version is not read from the device yet)");
 	if (!o->size_given && o->memory == MEM_ANON)
 		o->buf_size = DEFAULT_BUF_SIZE_ANON;
 	o->buf_size -= o->buf_size % AMDGPU_PROF_SPM_LINE_SIZE;
@@ -877,6 +1041,41 @@ static void advise_on_loss(const struct options *o)
 		"; at these settings only a larger ring (amdgpu.spm_ring_size) or a lower sample rate helps");
 }
 
+/* The config record: once, after the header, before any share. */
+static int write_config(FILE *out, const struct spm_config *cfg)
+{
+	struct spm_file_config fc;
+	struct spm_record rec;
+	unsigned int i;
+
+	memset(&fc, 0, sizeof(fc));
+	fc.size = sizeof(fc);
+	fc.gc_version = cfg->gc;
+	fc.interval = cfg->interval;
+	fc.interval_requested = cfg->interval_requested;
+	fc.num_se = cfg->num_se;
+	fc.num_counters = cfg->num_counters;
+	fc.global_lines = cfg->global_lines;
+	fc.se_lines = cfg->se_lines;
+	fc.sample_bytes = (uint32_t)spm_sample_size(cfg);
+	fc.segment_size = cfg->segment_size;
+	fc.segment_size_core1 = cfg->segment_size_core1;
+	fc.flags = 0;	/* not programmed by this tool (yet) */
+	for (i = 0; i < cfg->num_counters; i++) {
+		const struct spm_counter_slot *c = &cfg->counters[i];
+
+		snprintf(fc.counters[i].name, sizeof(fc.counters[i].name),
+			 "%s", c->info->name);
+		fc.counters[i].bits = c->bits;
+		fc.counters[i].segment = c->info->segment;
+		fc.counters[i].slot = c->slot;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.type = SPM_RECORD_CONFIG;
+	rec.bytes = sizeof(fc);
+	return spm_file_write_record(out, &rec, &fc);
+}
+
 int main(int argc, char **argv)
 {
 	struct recorder r;
@@ -886,6 +1085,7 @@ int main(int argc, char **argv)
 	double start, next_progress, t;
 	struct drm_amdgpu_info_device dev;
 	struct spm_file_header fh;
+	struct spm_config scfg;
 	unsigned int i;
 	bool any_loss;
 	int ret, status = EXIT_OK;
@@ -893,6 +1093,13 @@ int main(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	pthread_mutex_init(&r.lock, NULL);
 	parse_options(argc, argv, &r.opt);
+
+	if (r.opt.num_reqs) {
+		build_config(&r.opt, &scfg);
+		fprintf(stderr, "%s: note: the counters are not programmed by this tool yet; their configuration (%u counter%s, interval %u cycles, %zu-byte samples) is recorded for decoding\n",
+			prog, scfg.num_counters, scfg.num_counters > 1 ? "s" : "",
+			scfg.interval, spm_sample_size(&scfg));
+	}
 
 	r.fd = open_device(r.opt.device);
 
@@ -959,7 +1166,8 @@ int main(int argc, char **argv)
 		fh.start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u +
 				       (uint64_t)rt.tv_nsec;
 	}
-	if (spm_file_write_header(r.out, &fh)) {
+	if (spm_file_write_header(r.out, &fh) ||
+	    (r.opt.num_reqs && write_config(r.out, &scfg))) {
 		amdgpu_spm_fd_release(r.fd);
 		die(EXIT_ERROR, "cannot write %s", r.opt.output);
 	}

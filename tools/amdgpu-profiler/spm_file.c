@@ -5,6 +5,7 @@
  * The recording file of amdgpu-spm-record (see spm_file.h).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,8 +192,10 @@ int spm_file_read_record(struct spm_reader *rd, struct spm_record *r,
 		rd->what = "bad record magic";
 		return -EINVAL;
 	}
-	if (r->type != SPM_RECORD_SHARE && r->type != SPM_RECORD_END) {
-		rd->what = "unknown record type";
+	/* Any type: a later recorder may add records this reader does not
+	 * know; the caller skips them (the length is in @bytes). */
+	if (!r->type) {
+		rd->what = "record type 0";
 		return -EINVAL;
 	}
 	if (rd->record_extra) {
@@ -201,4 +204,29 @@ int spm_file_read_record(struct spm_reader *rd, struct spm_record *r,
 		rd->offset += rd->record_extra;
 	}
 	return read_data(rd, r->bytes, data, cap);
+}
+
+int spm_file_parse_config(const void *data, uint32_t bytes,
+			  struct spm_file_config *c)
+{
+	size_t n = bytes < sizeof(*c) ? bytes : sizeof(*c);
+	size_t need;
+	uint32_t i;
+
+	memset(c, 0, sizeof(*c));
+	if (!data || bytes < offsetof(struct spm_file_config, counters))
+		return -EINVAL;
+	memcpy(c, data, n);
+	if (c->size < offsetof(struct spm_file_config, counters) ||
+	    c->size > bytes || c->num_counters > SPM_FILE_MAX_COUNTERS)
+		return -EINVAL;
+	need = offsetof(struct spm_file_config, counters) +
+	       (size_t)c->num_counters * sizeof(c->counters[0]);
+	if (c->size < need)
+		return -EINVAL;
+	for (i = 0; i < c->num_counters; i++)
+		if (!memchr(c->counters[i].name, 0,
+			    sizeof(c->counters[i].name)))
+			return -EINVAL;
+	return 0;
 }

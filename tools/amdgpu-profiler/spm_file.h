@@ -49,6 +49,7 @@ struct spm_file_header {
 enum spm_record_type {
 	SPM_RECORD_SHARE = 1,
 	SPM_RECORD_END = 2,
+	SPM_RECORD_CONFIG = 3,		/* struct spm_file_config follows */
 };
 
 /* spm_record.flags */
@@ -92,6 +93,49 @@ struct spm_record {
 	uint32_t reserved2;
 };
 
+/*
+ * SPM_RECORD_CONFIG: the counter configuration the recorder asked for,
+ * written once, right after the file header and before any share record,
+ * when counters were given (amdgpu-spm-record -e). Only @type and @bytes
+ * (= @size below) of the record header mean anything. It holds what
+ * spm_config_build() (spm_program.h) needs to rebuild the layout, and the
+ * layout as built then, so that a reader can tell that its rebuild agrees.
+ * Readers skip bytes past what they know (@size grows at the end).
+ */
+#define SPM_FILE_MAX_COUNTERS	8	/* = SPM_MAX_COUNTERS */
+#define SPM_FILE_COUNTER_NAME	40
+
+struct spm_file_counter {
+	char name[SPM_FILE_COUNTER_NAME];	/* NUL-terminated, a table name */
+	uint32_t bits;			/* 16 or 32, as programmed */
+	uint32_t segment;		/* 0 global, 1 per SE */
+	uint32_t slot;			/* low half's slot in its segment */
+	uint32_t reserved;
+};
+
+struct spm_file_config {
+	uint32_t size;			/* sizeof(struct spm_file_config) */
+	uint32_t gc_version;		/* enum spm_gc_version: 0x090401.. */
+	uint32_t interval;		/* programmed sample interval, SCLK cycles */
+	uint32_t interval_requested;	/* as asked (0: default) */
+	uint32_t num_se;		/* SEs per XCC the layout covers */
+	uint32_t num_counters;
+	uint32_t global_lines;		/* segment sizes in 32-byte lines */
+	uint32_t se_lines;		/* per SE */
+	uint32_t sample_bytes;		/* 32 * (global + num_se * se lines) */
+	uint32_t segment_size;		/* RLC_SPM_PERFMON_SEGMENT_SIZE value */
+	uint32_t segment_size_core1;	/* _CORE1 value (8-SE parts), else 0 */
+	uint32_t flags;			/* SPM_FILE_CONFIG_* */
+	struct spm_file_counter counters[SPM_FILE_MAX_COUNTERS];
+};
+
+/* spm_file_config.flags: the counters were programmed by the recorder
+ * (else recorded only, for decoding what someone else programmed) */
+#define SPM_FILE_CONFIG_PROGRAMMED	(1u << 0)
+
+_Static_assert(sizeof(struct spm_file_counter) == 56, "counter layout");
+_Static_assert(sizeof(struct spm_file_config) == 48 + 8 * 56, "config layout");
+
 /* Record size of files written before the GPU clock fields. */
 #define SPM_RECORD_SIZE_V2_0	64u
 
@@ -106,6 +150,7 @@ int spm_file_write_record(FILE *f, const struct spm_record *r,
  * Reading. spm_file_read_header() accepts this format and the first one
  * ("AMDSPM01", whose records it converts). spm_file_read_record() returns
  * 1 with a record and its data in *data (grown as needed; free() it),
+ * of any type, also ones this reader does not know (callers skip those),
  * 0 at a clean end of file, -EINVAL on a malformed or truncated record
  * (with *what saying what), -EIO on a read error.
  */
@@ -120,6 +165,15 @@ struct spm_reader {
 
 int spm_file_read_header(struct spm_reader *rd, FILE *f,
 			 struct spm_file_header *h);
+/*
+ * The data of an SPM_RECORD_CONFIG into *c: fields a shorter (older)
+ * record lacks read as 0, a longer one's extra bytes are ignored. 0, or
+ * -EINVAL if it is too short for the fields up to num_counters, says
+ * more counters than it holds or than SPM_FILE_MAX_COUNTERS, or a name is
+ * not NUL-terminated.
+ */
+int spm_file_parse_config(const void *data, uint32_t bytes,
+			  struct spm_file_config *c);
 int spm_file_read_record(struct spm_reader *rd, struct spm_record *r,
 			 unsigned char **data, size_t *cap);
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -38,6 +39,9 @@ static uint32_t cur_seq;
 static uint64_t cur_start_ns;
 static unsigned int waiting_calls;
 static unsigned int acq_calls;	/* SET_DEST_BUF calls of this acquisition */
+/* samples=: the GPU counter at ACQUIRE, the next sample of each share */
+static uint64_t samples_t0;
+static uint64_t next_sample[16];
 static bool tampered;
 
 /*
@@ -143,6 +147,143 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The GPU counter (AMDGPU_INFO_TIMESTAMP): counter_khz on CLOCK_BOOTTIME */
+static uint64_t ticks_at(uint64_t ns)
+{
+	return ns / 1000000u * cfg.counter_khz +
+	       ns % 1000000u * cfg.counter_khz / 1000000u;
+}
+
+/*
+ * samples=: the layout, worked out here from the description of the
+ * sample in spm_program.h's header comment and the spec's section 3
+ * (/tmp/spm-programming-spec.md: aqlprofile's Begin and PAL's
+ * CalculateMuxRam / CalculateSegmentSize), not from spm_program.c.
+ * A segment has two lists of 16-bit entries, even lines and odd lines;
+ * entry p of a list is slot 32 * (p / 16) + p % 16 of the segment, + 16
+ * for the odd list. The global segment's even list starts with the 4
+ * timestamp slots. CPC counters take sub-counters in order (16-bit: 0, 1,
+ * 2, 3; the even ones in the even list, the odd ones in the odd list;
+ * 32-bit: 0, 2, the low half in the even list and the high half at the
+ * same position of the odd list, the shorter list padded first). SQ (one
+ * 32-bit counter) the same in the SE segment. Lines per segment:
+ * 2 * max(ceil(even / 16), ceil(odd / 16)). SEs: 8 on 9.4.1/9.4.2, 4 on
+ * 9.4.3 (spec section 3, Q8).
+ */
+static int samples_layout(struct fake_amdgpu_samples *s)
+{
+	unsigned int ge = 4, go = 0, se_e = 0, se_o = 0, cpc = 0, i;
+	unsigned int *e, *o;
+
+	if (s->gc == 0x090403)
+		s->num_se = 4;
+	else if (s->gc == 0x090401 || s->gc == 0x090402)
+		s->num_se = 8;
+	else
+		return -EINVAL;
+	for (i = 0; i < s->n; i++) {
+		e = s->se[i] ? &se_e : &ge;
+		o = s->se[i] ? &se_o : &go;
+		if (s->bits[i] == 32) {
+			if (*o < *e)
+				*o = *e;
+			else
+				*e = *o;
+			s->slot[i] = 32 * (*e / 16) + *e % 16;
+			(*e)++;
+			(*o)++;
+		} else if (!s->se[i] && cpc % 2 == 0) {
+			s->slot[i] = 32 * (ge / 16) + ge % 16;
+			ge++;
+		} else if (!s->se[i]) {
+			s->slot[i] = 32 * (go / 16) + go % 16 + 16;
+			go++;
+		} else {
+			return -EINVAL;	/* SQ is 32-bit only */
+		}
+		if (!s->se[i])
+			cpc++;
+	}
+#define LINES(a, b) (2 * (((a) + 15) / 16 > ((b) + 15) / 16 ? \
+			  ((a) + 15) / 16 : ((b) + 15) / 16))
+	s->global_lines = LINES(ge, go);
+	s->se_lines = LINES(se_e, se_o);
+#undef LINES
+	s->sample_bytes = 32 * (s->global_lines + s->num_se * s->se_lines);
+	return 0;
+}
+
+/* "9.4.3:4096:CPC_ALWAYS_COUNT:16+SQ_WAVES:32" */
+static int parse_samples(const char *v, struct fake_amdgpu_samples *s)
+{
+	char buf[512], *p, *tok, *save = NULL;
+	unsigned int a, b, c;
+
+	memset(s, 0, sizeof(*s));
+	if (strlen(v) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, v);
+	p = strchr(buf, ':');
+	if (!p || sscanf(buf, "%u.%u.%u", &a, &b, &c) != 3)
+		return -EINVAL;
+	s->gc = (a << 16) | (b << 8) | c;
+	s->interval = (uint32_t)strtoul(p + 1, &p, 10);
+	if (*p != ':' || s->interval < 32 || s->interval > 65504 ||
+	    s->interval % 32)
+		return -EINVAL;
+	for (tok = strtok_r(p + 1, "+", &save); tok;
+	     tok = strtok_r(NULL, "+", &save)) {
+		char *colon = strrchr(tok, ':');
+
+		if (!colon || s->n == FAKE_SAMPLES_MAX ||
+		    (size_t)(colon - tok) >= sizeof(s->name[0]))
+			return -EINVAL;
+		*colon = '\0';
+		strcpy(s->name[s->n], tok);
+		s->bits[s->n] = (unsigned int)atoi(colon + 1);
+		if (s->bits[s->n] != 16 && s->bits[s->n] != 32)
+			return -EINVAL;
+		s->se[s->n] = !strncasecmp(tok, "SQ_", 3);
+		s->cycles[s->n] = !strcasecmp(tok, "CPC_ALWAYS_COUNT");
+		s->n++;
+	}
+	if (!s->n)
+		return -EINVAL;
+	return samples_layout(s);
+}
+
+static void put16(unsigned char *p, unsigned int slot, uint32_t v)
+{
+	p[2 * slot] = (unsigned char)v;
+	p[2 * slot + 1] = (unsigned char)(v >> 8);
+}
+
+/* Sample @k of the share of logical XCC @xcc into @p (sample_bytes). */
+static void write_sample(unsigned char *p, uint64_t k, unsigned int xcc)
+{
+	const struct fake_amdgpu_samples *s = &cfg.samples;
+	uint64_t ts = samples_t0 + k * s->interval;
+	unsigned int i, se, base;
+
+	memset(p, 0, s->sample_bytes);
+	/* Global slots 0..3: the 64-bit timestamp, little endian */
+	for (i = 0; i < 4; i++)
+		put16(p, i, (uint32_t)(ts >> (16 * i)) & 0xffffu);
+	for (i = 0; i < s->n; i++) {
+		for (se = 0; se < (s->se[i] ? s->num_se : 1); se++) {
+			uint64_t v = fake_amdgpu_sample_value(s, i, k, se, xcc);
+
+			/* SE j's segment follows global and SE0..j-1 */
+			base = s->se[i] ? 16 * (s->global_lines +
+						se * s->se_lines) : 0;
+			put16(p, base + s->slot[i], (uint32_t)v & 0xffffu);
+			if (s->bits[i] == 32)
+				put16(p, base + s->slot[i] + 16,
+				      (uint32_t)(v >> 16) & 0xffffu);
+		}
+	}
+}
+
 void fake_amdgpu_reset(const struct fake_amdgpu_config *c)
 {
 	pthread_mutex_lock(&lock);
@@ -232,6 +373,11 @@ int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *c)
 			c->memlock = m;
 			continue;
 		}
+		if (!strcmp(tok, "samples")) {
+			if (parse_samples(eq, &c->samples))
+				ret = -EINVAL;
+			continue;
+		}
 		v = strtoul(eq, NULL, 0);
 		if (!strcmp(tok, "xcc"))
 			c->num_xcc = (unsigned int)v;
@@ -305,13 +451,35 @@ static uint32_t retire(uint32_t *loss_out)
 			bytes = 0;
 
 		bytes &= ~31u;
-		/* No room for all: the rest stays in the ring (1.1: FULL) */
-		if (bytes > share - 32) {
-			bytes = share - 32;
-			full = true;
+		if (cfg.samples.n) {
+			/* The samples due by now (timestamp <= the counter) */
+			const struct fake_amdgpu_samples *sm = &cfg.samples;
+			uint64_t due = (ticks_at(now) - samples_t0) /
+				       sm->interval + 1, n, room, k;
+
+			n = due > next_sample[i] ? due - next_sample[i] : 0;
+			if (cfg.stop_call && st.set_dest_buf >= cfg.stop_call)
+				n = 0;
+			room = (share - 32) / sm->sample_bytes;
+			if (n > room) {
+				n = room;
+				full = true;
+			}
+			for (k = 0; k < n; k++)
+				write_sample(p + 32 + k * sm->sample_bytes,
+					     next_sample[i] + k,
+					     cfg.first_xcc + i);
+			next_sample[i] += n;
+			bytes = (uint32_t)(n * sm->sample_bytes);
+		} else {
+			/* No room for all: the rest stays in the ring (1.1: FULL) */
+			if (bytes > share - 32) {
+				bytes = share - 32;
+				full = true;
+			}
+			for (b = 0; b < bytes; b++)
+				p[32 + b] = (unsigned char)(cfg.first_xcc + i + b);
 		}
-		for (b = 0; b < bytes; b++)
-			p[32 + b] = (unsigned char)(cfg.first_xcc + i + b);
 		memset(&h, 0, sizeof(h));
 		h.version = cfg.version;
 		h.bytes_copied = bytes;
@@ -464,6 +632,8 @@ static int spm(int fd, struct drm_amdgpu_spm_args *a)
 		st.owner = fd;
 		cur_addr = 0;
 		cur_seq = 0;
+		samples_t0 = ticks_at(now_ns());
+		memset(next_sample, 0, sizeof(next_sample));
 		acq_calls = 0;
 		tampered = false;
 		return 0;
@@ -551,10 +721,8 @@ static int info(struct drm_amdgpu_info *q)
 		return 0;
 	}
 	if (q->query == AMDGPU_INFO_TIMESTAMP) {
-		uint64_t ns = now_ns();
 		/* A free-running counter at counter_khz, on CLOCK_BOOTTIME */
-		uint64_t ticks = ns / 1000000u * cfg.counter_khz +
-				 ns % 1000000u * cfg.counter_khz / 1000000u;
+		uint64_t ticks = ticks_at(now_ns());
 
 		st.timestamp++;
 		memcpy(out, &ticks, q->return_size < 8 ? q->return_size : 8);

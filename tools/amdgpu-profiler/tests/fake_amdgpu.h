@@ -15,6 +15,47 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/*
+ * samples=GC:INTERVAL:NAME:BITS+NAME:BITS...: each share's data is whole
+ * SPM samples, as the RLC would lay them out for that configuration (see
+ * fake_amdgpu.c), one per INTERVAL ticks of the GPU counter (counter_khz)
+ * since ACQUIRE, the rest waiting for the next buffer when a share is full.
+ */
+#define FAKE_SAMPLES_MAX	8
+struct fake_amdgpu_samples {
+	unsigned int n;			/* counters; 0: byte patterns instead */
+	uint32_t gc;			/* 0x090401, 0x090402, 0x090403 */
+	uint32_t interval;		/* SCLK cycles; timestamp ticks per sample */
+	char name[FAKE_SAMPLES_MAX][40];
+	unsigned int bits[FAKE_SAMPLES_MAX];
+	bool se[FAKE_SAMPLES_MAX];	/* an SQ_* counter: one value per SE */
+	bool cycles[FAKE_SAMPLES_MAX];	/* CPC_ALWAYS_COUNT: = interval */
+	/* The layout, worked out by the fake itself */
+	unsigned int slot[FAKE_SAMPLES_MAX];
+	unsigned int num_se, global_lines, se_lines, sample_bytes;
+};
+
+/*
+ * The value the fake puts in counter @c (position in samples=) for the
+ * per-XCC sample @k, SE @se (0 for a global counter), logical XCC @xcc.
+ * Never all-ones (the decoder's "saturated"); 32-bit ones use the high
+ * half.
+ */
+static inline uint64_t fake_amdgpu_sample_value(const struct fake_amdgpu_samples *s,
+						unsigned int c, uint64_t k,
+						unsigned int se,
+						unsigned int xcc)
+{
+	uint64_t v;
+
+	if (s->cycles[c])
+		return s->interval;
+	v = k * 37u + c * 1000u + se * 100u + xcc * 10u;
+	if (s->bits[c] == 32)
+		return (v + 0x10000ull * (c + 1)) % 0xffffffffull;
+	return v % 0xffffu;
+}
+
 struct fake_amdgpu_config {
 	uint32_t version;	/* GET_VER answer; 0: no profiler (-EINVAL) */
 	unsigned int num_xcc;	/* shares per buffer */
@@ -37,6 +78,7 @@ struct fake_amdgpu_config {
 	uint32_t counter_khz;	/* AMDGPU_INFO_DEV_INFO.gpu_counter_freq; the
 				  * AMDGPU_INFO_TIMESTAMP counter runs at it
 				  * on CLOCK_BOOTTIME (default 100000) */
+	struct fake_amdgpu_samples samples;	/* samples= */
 };
 
 /* One SET_DEST_BUF as the fake kernel saw it. */
@@ -65,7 +107,9 @@ struct fake_amdgpu_stats {
 void fake_amdgpu_reset(const struct fake_amdgpu_config *cfg);
 /* "version=1.1,xcc=2,first_xcc=0,bytes=4096,fill_ms=5,loss_seq=3,gap_seq=5,
  *  eintr_call=2,stop_call=10,acquire_err=EPERM,tamper_call=4,memlock=8M,
- *  nospm=1,nogem=1,counter_khz=25000"; returns 0 or -EINVAL. */
+ *  nospm=1,nogem=1,counter_khz=25000,
+ *  samples=9.4.3:4096:CPC_ALWAYS_COUNT:16+SQ_WAVES:32"; returns 0 or
+ *  -EINVAL. */
 int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *cfg);
 /* Returns 0 or -errno, as the kernel would. */
 int fake_amdgpu_ioctl(int fd, unsigned long req, void *arg);

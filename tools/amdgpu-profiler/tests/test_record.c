@@ -28,13 +28,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fake_amdgpu.h"
 #include "unit.h"
 
 #define NODE "/dev/dri/renderD250"
 
 static char recorder[PATH_MAX + 32], dump[PATH_MAX + 32];
 static char preload[PATH_MAX + 32], params[64];
-static char out[65536];
+static char out[1 << 20];	/* a decoded CSV too */
 
 static void put_param(const char *name, const char *value)
 {
@@ -329,6 +330,156 @@ static void test_clock(void)
 	unlink(csv);
 }
 
+/*
+ * Decoding: the fake kernel writes whole samples for a configuration
+ * (samples=, its own generator), the recorder stores the same
+ * configuration (-e, -g, -I), and the dump turns the samples back into
+ * the values the fake put in: the cycle counter's deltas are the interval
+ * exactly, the timestamp advances by it, the trace parses as JSON with one
+ * counter event per counter, sample and XCC and an instant event for the
+ * configured loss.
+ */
+#define DEC_EVENTS "CPC_ALWAYS_COUNT,CPC_ME1_BUSY_FOR_PACKET_DECODE,SQ_WAVES"
+#define DEC_FAKE "version=1.1,xcc=2,first_xcc=0,fill_ms=5,loss_seq=3," \
+	"samples=9.4.3:32768:CPC_ALWAYS_COUNT:16+" \
+	"CPC_ME1_BUSY_FOR_PACKET_DECODE:16+SQ_WAVES:32"
+
+static void test_decode(void)
+{
+	/* What the fake generates for DEC_FAKE (its value function) */
+	struct fake_amdgpu_samples sm = {
+		.n = 3, .gc = 0x090403, .interval = 32768,
+		.bits = { 16, 16, 32 }, .se = { false, false, true },
+		.cycles = { true, false, false }, .num_se = 4,
+	};
+	char file[96], csv[128], json[128], cmd[PATH_MAX * 2];
+	unsigned long rows[2] = { 0, 0 }, bad = 0, ts_bad = 0, host_empty = 0;
+	char *line, *save = NULL;
+	bool header = true;
+	int st;
+
+	snprintf(file, sizeof(file), "%s/decode.spm", params);
+	snprintf(csv, sizeof(csv), "%s/decode.csv", params);
+	snprintf(json, sizeof(json), "%s/decode.json", params);
+
+	/* -e needs -g; names and widths are checked, with the valid names */
+	CHECK(run(DEC_FAKE, 0, "-e", DEC_EVENTS, NULL) == 2);
+	CHECK(has("--events needs --gc 9.4.1|9.4.2|9.4.3"));
+	CHECK(run(DEC_FAKE, 0, "-e", "CPC_NOPE", "-g", "9.4.3", NULL) == 2);
+	CHECK(has("unknown counter 'CPC_NOPE'"));
+	CHECK(has("CPC_ALWAYS_COUNT:16"));
+	CHECK(run(DEC_FAKE, 0, "-e", "SQ_WAVES:16", "-g", "9.4.3", NULL) == 2);
+	CHECK(has("SQ_WAVES is programmed 32-bit only"));
+	CHECK(run(DEC_FAKE, 0, "-I", "4096", NULL) == 2);
+	CHECK(run(DEC_FAKE, 0, "--help", NULL) == 0);
+	CHECK(has("required with -e"));
+
+	CHECK(run(DEC_FAKE, 0, "-q", "-t", "0.3", "-T", "20", "-e", DEC_EVENTS,
+		  "-g", "9.4.3", "-I", "32768", "-o", file, NULL) == 0);
+	CHECK(has("note: the counters are not programmed by this tool yet"));
+	CHECK(has("recorded for decoding"));
+
+	snprintf(cmd, sizeof(cmd), "%s --counters %s --trace %s %s 2>&1", dump,
+		 csv, json, file);
+	CHECK(capture(cmd) == 0);
+	CHECK(has("counters: GC 9.4.3, 4 SEs, sample interval 32768 cycles, 320-byte samples, 3 counters"));
+	CHECK(has("cycle counter: XCC 0: CPC_ALWAYS_COUNT equals the interval (32768) in all "));
+	CHECK(has("cycle counter: XCC 1: CPC_ALWAYS_COUNT equals the interval (32768) in all "));
+	CHECK(has("timestamp: XCC 0: deltas from 32768 to 32768 between samples"));
+	CHECK(has("SQ_WAVES_se3"));
+	CHECK(!strstr(out, "not whole samples"));
+
+	/* Every value is the one the fake generated for its XCC and sample */
+	snprintf(cmd, sizeof(cmd), "cat %s", csv);
+	CHECK(capture(cmd) == 0);
+	CHECK(strlen(out) < sizeof(out) - 1);	/* not cut */
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f[16];
+		unsigned long long xcc, k, v[6];
+		unsigned int i, n = 0;
+
+		if (header) {
+			CHECK(!strcmp(line, "xcc,buffer,sample,timestamp,timestamp_delta,host_s,CPC_ALWAYS_COUNT,CPC_ME1_BUSY_FOR_PACKET_DECODE,SQ_WAVES_se0,SQ_WAVES_se1,SQ_WAVES_se2,SQ_WAVES_se3"));
+			header = false;
+			continue;
+		}
+		/* strsep keeps the empty fields */
+		while (n < 16 && (f[n] = strsep(&line, ",")))
+			n++;
+		if (n != 12 || (xcc = strtoull(f[0], NULL, 10)) > 1) {
+			bad++;
+			continue;
+		}
+		k = strtoull(f[2], NULL, 10);
+		for (i = 0; i < 6; i++)
+			v[i] = strtoull(f[6 + i], NULL, 10);
+		if (!*f[5])
+			host_empty++;
+		if (k != rows[xcc])
+			bad++;
+		rows[xcc]++;
+		if (v[0] != fake_amdgpu_sample_value(&sm, 0, k, 0, (unsigned int)xcc) ||
+		    v[1] != fake_amdgpu_sample_value(&sm, 1, k, 0, (unsigned int)xcc))
+			bad++;
+		for (i = 0; i < 4; i++)
+			if (v[2 + i] != fake_amdgpu_sample_value(&sm, 2, k, i,
+								 (unsigned int)xcc))
+				bad++;
+		if (v[0] != 32768)
+			bad++;
+		if (k ? strtoull(f[4], NULL, 10) != 32768 : *f[4] != '\0')
+			ts_bad++;
+	}
+	CHECK(!header);
+	CHECK(bad == 0 && ts_bad == 0);
+	/* The recorder stores GPU clock pairs: every row has a host time */
+	CHECK(host_empty == 0);
+	/* 0.3 s at 32768 ticks of 100 MHz a sample: about 900 each */
+	CHECK(rows[0] > 100 && rows[1] > 100);
+	if (bad || ts_bad || host_empty)
+		fprintf(stderr, "decode: %lu bad rows, %lu timestamp deltas wrong, %lu without host time\n",
+			bad, ts_bad, host_empty);
+
+	/* The trace: valid JSON, per XCC 3 "C" events a sample, the loss */
+	if (capture("command -v python3 >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "test_decode: no python3: the trace's JSON is not checked\n");
+	} else {
+		snprintf(cmd, sizeof(cmd),
+			 "python3 -c 'import json,sys\n"
+			 "d=json.load(open(sys.argv[1]))[\"traceEvents\"]\n"
+			 "c=lambda ph,pid:sum(1 for e in d if e[\"ph\"]==ph and e[\"pid\"]==pid)\n"
+			 "loss=[e for e in d if e[\"ph\"]==\"i\" and e[\"name\"]==\"data loss\"]\n"
+			 "print(c(\"C\",0),c(\"C\",1),len(loss),loss[0][\"pid\"] if loss else -1,"
+			 "all(e[\"ts\"]>=-1000 for e in d if \"ts\" in e))' %s 2>&1",
+			 json);
+		st = capture(cmd);
+		CHECK(st == 0);
+		{
+			unsigned long c0 = 0, c1 = 0, nloss = 0;
+			int pid = -2;
+			char ok[8] = "";
+
+			CHECK(sscanf(out, "%lu %lu %lu %d %7s", &c0, &c1, &nloss,
+				     &pid, ok) == 5);
+			CHECK(c0 == 3 * rows[0] && c1 == 3 * rows[1]);
+			CHECK(nloss == 1 && pid == 0);
+			CHECK(!strcmp(ok, "True"));
+		}
+	}
+
+	/* A recording without a configuration: said, exit 1 */
+	CHECK(run("version=1.1,xcc=2,fill_ms=5", 0, "-q", "-t", "0.1", "-o",
+		  file, NULL) == 0);
+	snprintf(cmd, sizeof(cmd), "%s -q --counters %s %s 2>&1", dump, csv,
+		 file);
+	CHECK(capture(cmd) == 1);
+	CHECK(has("no counter configuration in this recording (record with amdgpu-spm-record -e)"));
+	unlink(file);
+	unlink(csv);
+	unlink(json);
+}
+
 /* The kernel stopped SPM (ring registers changed): said as such, exit 1. */
 static void test_stopped(void)
 {
@@ -373,6 +524,7 @@ int main(int argc, char **argv)
 	test_stopped();
 	test_loss();
 	test_clock();
+	test_decode();
 
 	put_param("spm_paranoid", NULL);
 	put_param("spm_unsafe_vmid0", NULL);

@@ -5,9 +5,11 @@
  * Unit test of the recording file (spm_file.c): what the recorder writes
  * reads back field for field; files of the first format still read; a
  * later format's larger headers are skipped; cut and foreign files are
- * refused with a reason.
+ * refused with a reason. The counter configuration record reads back;
+ * records of a type the reader does not know are returned, not refused.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,11 +242,75 @@ static void test_format_1(void)
 	free(data);
 }
 
+/* SPM_RECORD_CONFIG, and a record type of a later recorder. */
+static void test_config_record(void)
+{
+	struct spm_file_header h = { .version = (1u << 24) | 1 }, got;
+	struct spm_file_config c, cc;
+	struct spm_record r = { .type = SPM_RECORD_CONFIG, .bytes = sizeof(c) },
+		later = { .type = 77, .bytes = 8 }, rr;
+	unsigned char *data = NULL, eight[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct spm_reader rd;
+	size_t len, cap = 0;
+	char *buf;
+	FILE *f;
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.gc_version = 0x090403;
+	c.interval = 4096;
+	c.interval_requested = 4096;
+	c.num_se = 4;
+	c.num_counters = 2;
+	c.global_lines = 2;
+	c.sample_bytes = 64;
+	strcpy(c.counters[0].name, "CPC_ALWAYS_COUNT");
+	c.counters[0].bits = 16;
+	c.counters[0].slot = 4;
+	strcpy(c.counters[1].name, "CPC_ME1_BUSY_FOR_PACKET_DECODE");
+	c.counters[1].bits = 16;
+	c.counters[1].slot = 16;
+
+	f = mem(&buf, &len);
+	CHECK(spm_file_write_header(f, &h) == 0);
+	CHECK(spm_file_write_record(f, &r, &c) == 0);
+	CHECK(spm_file_write_record(f, &later, eight) == 0);
+	fclose(f);
+	f = reopen(buf, len);
+	CHECK(spm_file_read_header(&rd, f, &got) == 0);
+	CHECK(spm_file_read_record(&rd, &rr, &data, &cap) == 1);
+	CHECK(rr.type == SPM_RECORD_CONFIG && rr.bytes == sizeof(c));
+	CHECK(spm_file_parse_config(data, rr.bytes, &cc) == 0);
+	CHECK(!memcmp(&cc, &c, sizeof(c)));
+	/* Unknown to this reader: returned with its data, for skipping */
+	CHECK(spm_file_read_record(&rd, &rr, &data, &cap) == 1);
+	CHECK(rr.type == 77 && rr.bytes == 8 && !memcmp(data, eight, 8));
+	CHECK(spm_file_read_record(&rd, &rr, &data, &cap) == 0);
+	fclose(f);
+	free(buf);
+
+	/* A shorter (older) config reads with the rest 0; a longer one's
+	 * tail is ignored; malformed ones are refused */
+	c.size = offsetof(struct spm_file_config, counters) +
+		 2 * sizeof(c.counters[0]);
+	CHECK(spm_file_parse_config(&c, c.size, &cc) == 0);
+	CHECK(cc.num_counters == 2 && !cc.counters[2].name[0] &&
+	      !strcmp(cc.counters[1].name, "CPC_ME1_BUSY_FOR_PACKET_DECODE"));
+	CHECK(spm_file_parse_config(&c, 20, &cc) == -EINVAL);
+	c.num_counters = 3;		/* more than its size holds */
+	CHECK(spm_file_parse_config(&c, c.size, &cc) == -EINVAL);
+	c.num_counters = 2;
+	memset(c.counters[0].name, 'A', sizeof(c.counters[0].name));
+	CHECK(spm_file_parse_config(&c, c.size, &cc) == -EINVAL);
+	free(data);
+}
+
 int main(void)
 {
 	test_round_trip();
 	test_records_before_clock();
 	test_larger_headers();
 	test_format_1();
+	test_config_record();
 	return unit_done();
 }
