@@ -447,7 +447,8 @@ static void spm_hw_reset_reprograms(struct kunit *test)
 	/* The reset: as amdgpu_device_lock_reset_domain() takes it */
 	down_write(&adev->reset_domain->sem);
 	nlog = e->m->nlog;
-	msleep(50);	/* the worker runs and must keep off the registers */
+	/* The worker runs (passes counted, not a sleep) and keeps off the registers */
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
 	KUNIT_EXPECT_EQ(test, e->m->nlog, nlog);
 	spm_model_reset(e->m);
 	atomic_inc(&adev->gpu_reset_counter);
@@ -488,7 +489,7 @@ static void spm_hw_resume_reprograms(struct kunit *test)
 	spm_model_reset(e->m);
 	nlog = e->m->nlog;
 	KUNIT_ASSERT_EQ(test, adev->gfx.rlc.funcs->resume(adev), 0);
-	msleep(50);
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
 	/* Only RLC resume's own writes: the manager waits for the resume */
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, ring_base(e, i), 0);
@@ -574,7 +575,7 @@ static void spm_hw_queue_reset_keeps_streaming(struct kunit *test)
 	nlog = e->m->nlog;
 	/* What amdgpu_job_timedout() does after a successful ring reset */
 	atomic_inc(&e->adev->gpu_reset_counter);
-	msleep(50);
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_LT(test,
 				spm_model_find_write(e->m, i, SPM_R_CP_PERFMON_CNTL, nlog), 0);

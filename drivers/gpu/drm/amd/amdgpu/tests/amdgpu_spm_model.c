@@ -836,6 +836,29 @@ void spm_env_stats(struct kunit *test, struct spm_env *e, u32 xcp,
 	KUNIT_ASSERT_EQ(test, amdgpu_spm_get_stats(e->adev, xcp, st), 0);
 }
 
+/*
+ * Wait until the drain worker of partition @xcp has run @passes more
+ * times: what a case that then checks that the worker did nothing (or did
+ * something) waits for, instead of a sleep that a slow host makes vacuous.
+ */
+bool spm_env_wait_passes(struct kunit *test, struct spm_env *e, u32 xcp,
+			 unsigned int passes, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+	struct amdgpu_spm_stats st;
+	u64 from;
+
+	spm_env_stats(test, e, xcp, &st);
+	from = st.wakeups;
+	do {
+		usleep_range(1000, 2000);
+		spm_env_stats(test, e, xcp, &st);
+		if (st.wakeups >= from + passes)
+			return true;
+	} while (time_before(jiffies, end));
+	return false;
+}
+
 /* Wait until the header at @off says @bytes or more */
 bool spm_env_wait_header(struct kunit *test, unsigned long buf, u32 off,
 			 u32 bytes, unsigned int ms)

@@ -232,6 +232,8 @@ void spm_env_read_header(struct kunit *test, unsigned long buf, u32 off,
 			 struct drm_amdgpu_spm_buffer_header *hdr);
 void spm_env_stats(struct kunit *test, struct spm_env *e, u32 xcp,
 		   struct amdgpu_spm_stats *st);
+bool spm_env_wait_passes(struct kunit *test, struct spm_env *e, u32 xcp,
+			 unsigned int passes, unsigned int ms);
 bool spm_env_wait_header(struct kunit *test, unsigned long buf, u32 off,
 			 u32 bytes, unsigned int ms);
 

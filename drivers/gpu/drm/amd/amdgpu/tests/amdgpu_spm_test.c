@@ -1001,7 +1001,8 @@ static void spm_no_buffer_loss_goes_to_next(struct kunit *test)
 	spm_model_write(e->m, 1, SPM_R_CLK_CNTL, e->m->l->clk_mask);
 	spm_model_profiler_start(e->m, 1, SAMPLE);
 	emit(test, e, 1, SAMPLE);
-	msleep(100);	/* drained into no buffer */
+	/* Drained into no buffer: passes of the worker, not a sleep */
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
 	spm_env_stats(test, e, 0, &st1);
 	KUNIT_EXPECT_GT(test, st1.wakeups, st0.wakeups);
 	KUNIT_EXPECT_EQ(test, st1.drained, st0.drained);
@@ -1047,7 +1048,8 @@ static void spm_no_buffer_data_stays_until_stopped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.bytes_copied, 4 * SAMPLE);
 	/* Not stopped yet: the RLC goes on */
 	emit(test, e, 0, 4 * SAMPLE);
-	msleep(50);	/* drained into no buffer */
+	/* Drained into no buffer (the worker runs, off the registers) */
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
 	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, b, SZ_4K, 0, NULL), 0);
 	up_write(&adev->reset_domain->sem);
 
@@ -1160,7 +1162,8 @@ static void spm_full_share_rest_goes_to_next(struct kunit *test)
 	spm_env_read_header(test, b[2], 0, &h);
 	KUNIT_EXPECT_NE(test, h.has_data_loss, 0);
 	KUNIT_ASSERT_EQ(test, spm_model_emit(e->m, 0, 3 * SZ_64K), 3 * SZ_64K);
-	msleep(50);
+	/* The worker sees the lap */
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
 	KUNIT_EXPECT_TRUE(test, out.has_data_loss & AMDGPU_SPM_LOSS_SAMPLES);
 	spm_env_read_header(test, b[0], 0, &h);
@@ -1211,7 +1214,7 @@ static void spm_full_share_ring_mode_3_keeps_stream(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.bytes_copied, SZ_4K - HDR);
 	KUNIT_EXPECT_NE(test, out.has_data_loss, 0);
 	/* What the full share took, the RLC may now write again */
-	msleep(50);
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
 	written += spm_model_emit(e->m, 0, SZ_8K);
 	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, b, 0, written - (SZ_4K - HDR), 5000));
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
