@@ -218,13 +218,18 @@ static int spm_model_ring_alloc(struct amdgpu_device *adev, u32 xcc, u32 size,
 				struct amdgpu_spm_ring *ring)
 {
 	struct spm_model *m = spm_model_cur;
+	/*
+	 * Read once: the test clears it and opens the gate as soon as it
+	 * has seen alloc_waiting, which may be before this thread waits
+	 */
+	struct completion *gate = READ_ONCE(m->alloc_gate);
 	unsigned long flags;
 	u8 *cpu;
 	int i;
 
-	if (m->alloc_gate) {
+	if (gate) {
 		complete(m->alloc_waiting);
-		wait_for_completion(m->alloc_gate);
+		wait_for_completion(gate);
 	}
 	if (m->fail_alloc == xcc)
 		return -ENOMEM;

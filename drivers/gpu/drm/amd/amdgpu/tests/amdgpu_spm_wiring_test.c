@@ -353,7 +353,7 @@ static void spm_wire_partition_switch_mid_acquire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, switch_to_dpx(fx), -EBUSY);
 	KUNIT_EXPECT_EQ(test, fx->switches, 0);
 
-	w->e->m->alloc_gate = NULL;
+	WRITE_ONCE(w->e->m->alloc_gate, NULL);
 	complete_all(&gate);
 	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&a.done, 10 * HZ), 0);
 	kthread_stop(t);
