@@ -8,8 +8,9 @@
  * the KUnit tests (drivers/gpu/drm/amd/amdgpu/tests/amdgpu_spm_rlc_ring.h).
  *
  *   spm_drain_test          run the tests; "N passed, N failed"
- *   spm_drain_test bench    print "spm_native_drain: <bytes> bytes, ratio
- *                           drain/memcpy = X.XX"
+ *   spm_drain_test bench    print "spm_native_drain: <bytes> bytes,
+ *                           throughput drain/memcpy = X.XX": memcpy's time
+ *                           over the drain's for the same bytes
  */
 
 #include <errno.h>
@@ -1487,7 +1488,7 @@ static int bench(void)
 	}
 	/* The median of the rounds: other work on the machine hits single rounds */
 	qsort(ratio, nr, sizeof(ratio[0]), cmp_double);
-	printf("spm_native_drain: %llu bytes, ratio drain/memcpy = %.2f\n",
+	printf("spm_native_drain: %llu bytes, throughput drain/memcpy = %.2f\n",
 	       (unsigned long long)bytes, ratio[nr / 2]);
 	for (i = 0; i < 8; i++)
 		free(x[i].ring);
