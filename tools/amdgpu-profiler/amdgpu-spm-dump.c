@@ -854,11 +854,9 @@ static void print_summary(const struct dump *d, const struct options *o)
 
 static void write_csv(const struct dump *d, const char *path)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	FILE *f = open_out(path);
 	size_t k;
 
-	if (!f)
-		die(EXIT_ERROR, "cannot create %s: %s", path, strerror(errno));
 	fprintf(f, "buffer,share,num_shares,xcc,seq,lost_before,bytes,data_loss,full,start_s,last_s,retired_s,mib_per_s,gpu_clock,gpu_clock_host_s\n");
 	for (k = 0; k < d->nshares; k++) {
 		const struct share *s = &d->shares[k];
@@ -871,8 +869,7 @@ static void write_csv(const struct dump *d, const char *path)
 			secs(d, s->retired_ns), share_rate(s), s->gpu_clock,
 			s->gpu_clock ? secs(d, s->gpu_clock_host_ns) : 0.0);
 	}
-	if (f != stdout ? fclose(f) : fflush(f))
-		die(EXIT_ERROR, "writing %s: %s", path, strerror(errno));
+	close_out(f, path);
 }
 
 /* ---- SVG chart ---- */
