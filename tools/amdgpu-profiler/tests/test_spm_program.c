@@ -2,127 +2,28 @@
 /*
  * Copyright 2026 The amdgpu profiler series authors
  *
- * spm_program.c offline: the start/stop PM4 streams, read back by a PM4
- * decoder written here from the packet format (amdgpu/soc15d.h) alone,
- * against tables of the base tree's register offsets; an RLC model that
- * takes the decoded writes (selects, segment sizes, mux RAMs) and builds
- * the lines of one sample from counter values; and spm_config_build()'s
- * input checks. Nothing here shares code with spm_program.c.
+ * spm_program.c offline: the start/stop PM4 streams, read back by the
+ * test-only PM4 decoder of tests/spm_model.c (written from the packet
+ * format, amdgpu/soc15d.h, alone, against tables of the base tree's
+ * register offsets) and checked write by write; its RLC model takes the
+ * decoded writes (selects, segment sizes, mux RAMs) and builds the lines
+ * of one sample from counter values, which spm_decode_sample() must turn
+ * back into those values; and spm_config_build()'s input checks. Nothing
+ * here or in spm_model.c shares code with spm_program.c. The fake kernel
+ * runs submitted IBs through the same model (tests/fake_amdgpu.c).
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
+#include "spm_model.h"
 #include "spm_program.h"
 #include "unit.h"
 
-/*
- * Absolute dword offsets: GC_BASE seg1 0xA000 (aldebaran/arct/
- * vega20_ip_offset.h) + the reg of gc_9_4_3_offset.h / gc_9_4_2_offset.h
- * / gc_9_0_offset.h (all BASE_IDX 1 except COMPUTE_PERFCOUNT_ENABLE,
- * BASE_IDX 0, seg0 0x2000).
- */
-#define T_GRBM_GFX_INDEX		(0xA000 + 0x2200)
-#define T_CP_PERFMON_CNTL		(0xA000 + 0x3808)
-#define T_COMPUTE_PERFCOUNT_ENABLE	(0x2000 + 0x0e0b)
-#define T_RLC_PERFMON_CLK_CNTL		(0xA000 + 0x3cbf)
-#define T_RLC_SPM_PERFMON_CNTL		(0xA000 + 0x3c80)
-#define T_RLC_SPM_PERFMON_RING_BASE_LO	(0xA000 + 0x3c81)
-#define T_RLC_SPM_PERFMON_RING_BASE_HI	(0xA000 + 0x3c82)
-#define T_RLC_SPM_PERFMON_RING_SIZE	(0xA000 + 0x3c83)
-#define T_RLC_SPM_PERFMON_SEGMENT_SIZE	(0xA000 + 0x3c84)
-#define T_RLC_SPM_SE_MUXSEL_ADDR	(0xA000 + 0x3c85)
-#define T_RLC_SPM_SE_MUXSEL_DATA	(0xA000 + 0x3c86)
-#define T_RLC_SPM_GLOBAL_MUXSEL_ADDR	(0xA000 + 0x3c9b)
-#define T_RLC_SPM_GLOBAL_MUXSEL_DATA	(0xA000 + 0x3c9c)
-#define T_RLC_SPM_RING_RDPTR		(0xA000 + 0x3c9d)
-#define T_RLC_SPM_SEGMENT_THRESHOLD	(0xA000 + 0x3c9e)
-#define T_RLC_SPM_PERFMON_SEGMENT_SIZE_CORE1 (0xA000 + 0x3caf)
-#define T_RLC_SPM_MC_CNTL		(0xA000 + 0x4c71)
-#define T_RLC_SPM_INT_CNTL		(0xA000 + 0x4c72)
-#define T_CPC_PERFCOUNTER0_SELECT	(0xA000 + 0x3809)
-#define T_CPC_PERFCOUNTER0_SELECT1	(0xA000 + 0x3804)
-#define T_SQ_PERFCOUNTER0_SELECT	(0xA000 + 0x39c0)
-#define T_SQ_PERFCOUNTER_CTRL		(0xA000 + 0x39e0)
-#define T_SQ_PERFCOUNTER_MASK		(0xA000 + 0x39e1)
-/* Not a register: an EVENT_WRITE, with its event dword as the value. */
-#define T_EVENT				0xffffffffu
-#define CS_PARTIAL_FLUSH_EV		0x00000407u /* EVENT_TYPE 7 | EVENT_INDEX 4 */
-
-/* vega10_enum.h perf selects, by counter name */
-static const struct {
-	const char *name;
-	int sq;		/* SE block SQ (else CPC) */
-	unsigned int event;
-} t_events[] = {
-	{ "CPC_ALWAYS_COUNT", 0, 0x00 },		/* CPC_PERF_SEL_ALWAYS_COUNT */
-	{ "CPC_ME1_BUSY_FOR_PACKET_DECODE", 0, 0x0d },
-	{ "CPC_ME2_BUSY_FOR_PACKET_DECODE", 0, 0x15 },
-	{ "CPC_ME1_STALL_ON_DATA_FROM_ROQ", 0, 0x0b },
-	{ "CPC_UTCL1_STALL_ON_TRANSLATION", 0, 0x18 },
-	{ "SQ_WAVES", 1, 0x04 },			/* SQ_PERF_SEL_WAVES */
-	{ "SQ_BUSY_CYCLES", 1, 0x03 },
-};
-
-/* ---- PM4 decoder (type-3 packets, soc15d.h) ---- */
-
-struct t_write {
-	uint32_t reg, val;
-};
-
+#define t_write spm_model_write
 #define T_MAX_WRITES 512
-
-/* Decodes ib[0..n); returns the number of writes, -1 on a bad packet. */
-static int t_pm4_decode(const uint32_t *ib, int n, struct t_write *w)
-{
-	int i = 0, nw = 0, k;
-
-	while (i < n) {
-		uint32_t h = ib[i];
-		unsigned int count = (h >> 16) & 0x3fff, op = (h >> 8) & 0xff;
-		const uint32_t *body = ib + i + 1;
-		unsigned int len = count + 1;	/* body dwords */
-
-		if ((h >> 30) != 3 || i + 1 + (int)len > n)
-			return -1;
-		switch (op) {
-		case 0x79:	/* SET_UCONFIG_REG: offset from 0xc000 */
-		case 0x76:	/* SET_SH_REG: offset from 0x2c00 */
-			for (k = 1; k < (int)len; k++) {
-				w[nw].reg = (op == 0x79 ? 0xc000 : 0x2c00) +
-					body[0] + (uint32_t)k - 1;
-				w[nw++].val = body[k];
-			}
-			break;
-		case 0x37: {	/* WRITE_DATA: ctrl, addr lo, addr hi, data */
-			uint32_t ctrl = body[0];
-
-			if (len < 4 || ((ctrl >> 8) & 0xf) != 0 || body[2] ||
-			    !(ctrl & (1u << 20)))	/* register, confirmed */
-				return -1;
-			for (k = 3; k < (int)len; k++) {
-				w[nw].reg = body[1] + ((ctrl & (1u << 16)) ?
-						       0 : (uint32_t)k - 3);
-				w[nw++].val = body[k];
-			}
-			break;
-		}
-		case 0x46:	/* EVENT_WRITE */
-			if (len != 1)
-				return -1;
-			w[nw].reg = T_EVENT;
-			w[nw++].val = body[0];
-			break;
-		case 0x10:	/* NOP */
-			break;
-		default:
-			return -1;
-		}
-		i += 1 + (int)len;
-	}
-	return nw;
-}
 
 static int t_decode_stream(const struct spm_config *cfg, int stop,
 			   struct t_write *w)
@@ -134,7 +35,7 @@ static int t_decode_stream(const struct spm_config *cfg, int stop,
 	CHECK(n > 0);
 	if (n <= 0)
 		return -1;
-	return t_pm4_decode(ib, n, w);
+	return spm_model_decode(ib, (size_t)n, w, T_MAX_WRITES);
 }
 
 static int t_match(const struct t_write *w, int nw,
@@ -187,153 +88,6 @@ static void t_stream_rules(const struct spm_config *cfg, const struct t_write *w
 	}
 }
 
-/* ---- RLC model: registers from the decoded writes, then a sample ---- */
-
-struct t_rlc {
-	uint32_t grbm, cp_perfmon, spm_cntl, seg, core1;
-	uint32_t cpc_sel, cpc_sel1, sq_sel;
-	int cpc_sel_seen, cpc_sel1_seen, sq_sel_seen;
-	uint32_t gaddr, seaddr;
-	uint16_t gram[256], seram[256];
-};
-
-static void t_rlc_apply(struct t_rlc *m, const struct t_write *w, int nw)
-{
-	int i;
-
-	for (i = 0; i < nw; i++) {
-		uint32_t v = w[i].val;
-
-		switch (w[i].reg) {
-		case T_GRBM_GFX_INDEX: m->grbm = v; break;
-		case T_CP_PERFMON_CNTL: m->cp_perfmon = v; break;
-		case T_RLC_SPM_PERFMON_CNTL: m->spm_cntl = v; break;
-		case T_RLC_SPM_PERFMON_SEGMENT_SIZE: m->seg = v; break;
-		case T_RLC_SPM_PERFMON_SEGMENT_SIZE_CORE1: m->core1 = v; break;
-		case T_CPC_PERFCOUNTER0_SELECT:
-			/* written for CPC instance 0, SE/SH broadcast */
-			CHECK(m->grbm == 0xA0000000u);
-			m->cpc_sel = v;
-			m->cpc_sel_seen = 1;
-			break;
-		case T_CPC_PERFCOUNTER0_SELECT1:
-			CHECK(m->grbm == 0xA0000000u);
-			m->cpc_sel1 = v;
-			m->cpc_sel1_seen = 1;
-			break;
-		case T_SQ_PERFCOUNTER0_SELECT:
-			CHECK(m->grbm == 0xE0000000u);
-			m->sq_sel = v;
-			m->sq_sel_seen = 1;
-			break;
-		case T_RLC_SPM_GLOBAL_MUXSEL_ADDR: m->gaddr = v; break;
-		case T_RLC_SPM_SE_MUXSEL_ADDR: m->seaddr = v; break;
-		case T_RLC_SPM_GLOBAL_MUXSEL_DATA:
-			CHECK(m->gaddr < 128);
-			if (m->gaddr < 128) {
-				m->gram[2 * m->gaddr] = (uint16_t)v;
-				m->gram[2 * m->gaddr + 1] = (uint16_t)(v >> 16);
-				m->gaddr++;
-			}
-			break;
-		case T_RLC_SPM_SE_MUXSEL_DATA:
-			/* one layout for every SE: written under broadcast */
-			CHECK(m->grbm == 0xE0000000u);
-			CHECK(m->seaddr < 128);
-			if (m->seaddr < 128) {
-				m->seram[2 * m->seaddr] = (uint16_t)v;
-				m->seram[2 * m->seaddr + 1] = (uint16_t)(v >> 16);
-				m->seaddr++;
-			}
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-/* What the "hardware" counted in one interval, per counter and SE. */
-static uint32_t t_value(int sq, unsigned int event, unsigned int se, int bits32)
-{
-	uint32_t v = 1000u + event * 77u + se * 5u;
-
-	if (bits32)
-		v = 0x00012345u * (event + 1) + se * 0x10001u;
-	if (!sq && event == 0)
-		v = bits32 ? 8192u + 0x10000u : 8192u;	/* cycles */
-	return v;
-}
-
-static uint16_t t_slot_value(const struct t_rlc *m, uint16_t e, int se_seg,
-			     unsigned int se, uint64_t ts, unsigned int *tsn)
-{
-	unsigned int block = (e >> 6) & 0x1f, inst = e >> 11, id = e & 0x3f;
-
-	if (e == 0xf0f0)	/* timestamp, 16 bits at a time */
-		return (uint16_t)(ts >> (16 * (*tsn)++));
-	if (e == 0xffff)
-		return 0xdead;	/* unused slot: whatever the RLC leaves */
-	CHECK(inst == 0);
-	if (!se_seg && block == 1) {	/* CPC */
-		int b32 = ((m->cpc_sel >> 20) & 0xf) == 3;
-		unsigned int sub = b32 ? id & ~1u : id, half = b32 ? id & 1 : 0;
-		uint32_t sel = sub < 2 ? m->cpc_sel : m->cpc_sel1;
-		unsigned int ev = (sel >> ((sub & 1) ? 10 : 0)) & 0x3ff;
-
-		CHECK(m->cpc_sel_seen && (sub < 2 || m->cpc_sel1_seen));
-		return (uint16_t)(t_value(0, ev, 0, b32) >> (16 * half));
-	}
-	if (se_seg && block == 9) {	/* SQG, SQ_PERFCOUNTER0, 32-bit */
-		CHECK(m->sq_sel_seen && ((m->sq_sel >> 20) & 0xf) == 3);
-		CHECK(id < 2);
-		return (uint16_t)(t_value(1, m->sq_sel & 0x1ff, se, 1) >>
-				  (16 * (id & 1)));
-	}
-	CHECK(!"unknown mux entry");
-	return 0;
-}
-
-/* Builds one sample into buf; returns its size in bytes. */
-static size_t t_rlc_sample(const struct t_rlc *m, unsigned int num_se,
-			   uint64_t ts, unsigned char *buf, size_t max)
-{
-	unsigned int glines = (m->seg >> 11) & 0x1f;
-	unsigned int se_lines[8], total = m->seg & 0xff, se, k, tsn = 0;
-	size_t off = 0;
-
-	se_lines[0] = (m->seg >> 16) & 0x1f;
-	se_lines[1] = (m->seg >> 21) & 0x1f;
-	se_lines[2] = (m->seg >> 26) & 0x1f;
-	/* SE3: the rest of PERFMON_SEGMENT_SIZE */
-	se_lines[3] = total - glines - se_lines[0] - se_lines[1] - se_lines[2];
-	if (num_se == 8) {
-		se_lines[4] = (m->core1 >> 12) & 0x1f;
-		se_lines[5] = (m->core1 >> 17) & 0x1f;
-		se_lines[6] = (m->core1 >> 22) & 0x1f;
-		se_lines[7] = (m->core1 >> 27) & 0x1f;
-		CHECK((m->core1 & 0x7f) == se_lines[4] + se_lines[5] +
-		      se_lines[6] + se_lines[7]);
-		total += m->core1 & 0x7f;
-	}
-	if ((size_t)total * 32 > max)
-		return 0;
-	for (k = 0; k < glines * 16; k++) {
-		uint16_t v = t_slot_value(m, m->gram[k], 0, 0, ts, &tsn);
-
-		buf[off++] = (unsigned char)v;
-		buf[off++] = (unsigned char)(v >> 8);
-	}
-	CHECK(tsn == 4);
-	for (se = 0; se < num_se; se++)
-		for (k = 0; k < se_lines[se] * 16; k++) {
-			uint16_t v = t_slot_value(m, m->seram[k], 1, se, ts, &tsn);
-
-			buf[off++] = (unsigned char)v;
-			buf[off++] = (unsigned char)(v >> 8);
-		}
-	return off;
-}
-
 /* Program, model, decode: the values come back. */
 static void t_round_trip(enum spm_gc_version gc, const char *const *names,
 			 const unsigned int *bits, unsigned int n)
@@ -341,7 +95,7 @@ static void t_round_trip(enum spm_gc_version gc, const char *const *names,
 	struct spm_counter_req req[SPM_MAX_COUNTERS];
 	struct spm_config cfg;
 	struct t_write w[T_MAX_WRITES];
-	struct t_rlc m;
+	struct spm_model_rlc m;
 	unsigned char buf[4096 + 1];
 	uint64_t ts = 0x0123456789abcdefull + n, got_ts = 0;
 	uint64_t values[SPM_MAX_VALUES];
@@ -359,12 +113,16 @@ static void t_round_trip(enum spm_gc_version gc, const char *const *names,
 	if (nw <= 0)
 		return;
 	t_stream_rules(&cfg, w, nw);
-	memset(&m, 0, sizeof(m));
-	t_rlc_apply(&m, w, nw);
+	spm_model_reset(&m);
+	spm_model_apply(&m, w, nw);
 	CHECK((m.spm_cntl >> 16) == 4096);
 	CHECK(((m.cp_perfmon >> 4) & 0xf) == 1);	/* SPM started */
 	/* at an odd offset: the decoder takes any alignment */
-	size = t_rlc_sample(&m, num_se, ts, buf + 1, sizeof(buf) - 1);
+	size = spm_model_sample(&m, num_se, ts, 0, 0, buf + 1, sizeof(buf) - 1);
+	CHECK(m.violations == 0);
+	if (m.violations)
+		fprintf(stderr, "  model: %u violations, first: %s\n",
+			m.violations, m.violation);
 	CHECK(size == spm_sample_size(&cfg));
 	CHECK(size > 0);
 	memset(values, 0xa5, sizeof(values));
@@ -374,15 +132,16 @@ static void t_round_trip(enum spm_gc_version gc, const char *const *names,
 		const struct spm_counter_slot *c = &cfg.counters[i];
 		int b32 = (bits && bits[i] == 32) || !strncmp(names[i], "SQ_", 3);
 
-		for (j = 0; j < sizeof(t_events) / sizeof(t_events[0]); j++) {
-			unsigned int se, nv = t_events[j].sq ? num_se : 1;
+		for (j = 0; j < spm_model_num_events; j++) {
+			const struct spm_model_event *ev = &spm_model_events[j];
+			unsigned int se, nv = ev->sq ? num_se : 1;
 
-			if (strcmp(t_events[j].name, names[i]))
+			if (strcasecmp(ev->name, names[i]))
 				continue;
 			CHECK(c->num_values == nv);
 			for (se = 0; se < nv; se++) {
-				uint64_t want = t_value(t_events[j].sq,
-							t_events[j].event, se, b32);
+				uint64_t want = spm_model_value(ev->sq, ev->event,
+								se, 0, 0, 4096, b32);
 
 				if (!b32)
 					want &= 0xffff;
