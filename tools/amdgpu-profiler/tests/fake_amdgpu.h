@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * samples=GC:INTERVAL:NAME:BITS+NAME:BITS...: each share's data is whole
@@ -56,6 +57,22 @@ static inline uint64_t fake_amdgpu_sample_value(const struct fake_amdgpu_samples
 	return v % 0xffffu;
 }
 
+/*
+ * An ioctl the fake can be made to fail (fail=OP:ERRNO or OP:ERRNO:CALL,
+ * OP one of gem_create, gem_mmap, gem_va, ctx, cs, wait_cs): every call,
+ * or only the CALL-th (from 1). gem_va fails MAP only, ctx ALLOC only.
+ */
+enum fake_amdgpu_op {
+	FAKE_OP_NONE,
+	FAKE_OP_GEM_CREATE,
+	FAKE_OP_GEM_MMAP,
+	FAKE_OP_GEM_VA,
+	FAKE_OP_CTX,
+	FAKE_OP_CS,
+	FAKE_OP_WAIT_CS,
+	FAKE_OP_NUM
+};
+
 struct fake_amdgpu_config {
 	uint32_t version;	/* GET_VER answer; 0: no profiler (-EINVAL) */
 	unsigned int num_xcc;	/* shares per buffer */
@@ -79,6 +96,29 @@ struct fake_amdgpu_config {
 				  * AMDGPU_INFO_TIMESTAMP counter runs at it
 				  * on CLOCK_BOOTTIME (default 100000) */
 	struct fake_amdgpu_samples samples;	/* samples= */
+	/*
+	 * The device (gc=9.4.1|9.4.2|9.4.3|9.4.4, default 9.4.3 or the GC of
+	 * samples=): what AMDGPU_INFO's HW_IP_INFO and DEV_INFO say, and the
+	 * SEs per XCC its RLC model lays samples out for. ipdisc=0: a kernel
+	 * older than HW_IP_INFO's ip_discovery_version (it reads 0).
+	 */
+	uint32_t gc;
+	bool no_ipdisc;
+	/*
+	 * rlc=1: each XCC streams only what the IBs submitted to it
+	 * programmed and started (as the hardware does): no byte patterns,
+	 * no samples=. An XCC that an IB programmed streams that way in any
+	 * case. IBs run on the ring of the partition's share cs_xcc (0..):
+	 * the one compute ring the kernel's scheduler picks, of one XCC.
+	 * cs_hang=1: no job finishes (its fence never signals, its IB does
+	 * not run).
+	 */
+	bool rlc;
+	unsigned int cs_xcc;
+	bool cs_hang;
+	enum fake_amdgpu_op fail_op;	/* fail= */
+	int fail_err;
+	unsigned int fail_call;		/* 0: every call */
 };
 
 /* One SET_DEST_BUF as the fake kernel saw it. */
@@ -102,14 +142,35 @@ struct fake_amdgpu_stats {
 	unsigned int gem_create, gem_close, timestamp;
 	unsigned int bo_dest;	/* SET_DEST_BUF calls whose buffer is a BO */
 	unsigned int full_shares;	/* shares retired with LOSS_FULL */
+	/* Submission: GEM_VA, CTX, CS, WAIT_CS */
+	unsigned int op_calls[FAKE_OP_NUM];	/* calls per op, failed too */
+	unsigned int bos_live;		/* BOs with a handle or a mapping */
+	unsigned int va_map, va_unmap;	/* GEM_VA MAP and UNMAP done */
+	unsigned int va_dropped;	/* mappings GEM_CLOSE took away */
+	unsigned int va_live;
+	unsigned int ctx_alloc, ctx_free, ctx_live;
+	unsigned int cs, cs_ok;		/* CS ioctls, the successful ones */
+	unsigned int wait_cs, wait_busy;	/* WAIT_CS, those still busy */
+	unsigned int ib_run;		/* IBs the model executed */
+	unsigned int ib_bad;		/* IBs the PM4 decoder refused */
+	unsigned int ib_not_in_list;	/* IB BO missing from the BO list */
+	unsigned int vm_faults;		/* IB address not mapped */
+	unsigned int ib_violations;	/* writes against spm_model.h's rules */
+	unsigned int ring_writes;	/* IBs that wrote a kernel register */
+	unsigned int spm_start, spm_stop;	/* SPM START/STOP_COUNTING */
+	unsigned int ib_xcc;		/* share index the IBs ran on */
+	uint64_t last_ib_va;
+	uint32_t last_ib_dw;
+	unsigned int samples_programmed;	/* from programmed XCCs */
 };
 
 void fake_amdgpu_reset(const struct fake_amdgpu_config *cfg);
 /* "version=1.1,xcc=2,first_xcc=0,bytes=4096,fill_ms=5,loss_seq=3,gap_seq=5,
  *  eintr_call=2,stop_call=10,acquire_err=EPERM,tamper_call=4,memlock=8M,
  *  nospm=1,nogem=1,counter_khz=25000,
- *  samples=9.4.3:4096:CPC_ALWAYS_COUNT:16+SQ_WAVES:32"; returns 0 or
- *  -EINVAL. */
+ *  samples=9.4.3:4096:CPC_ALWAYS_COUNT:16+SQ_WAVES:32,
+ *  gc=9.4.2,ipdisc=0,rlc=1,cs_xcc=1,cs_hang=1,fail=cs:ENOMEM:2";
+ *  returns 0 or -EINVAL. */
 int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *cfg);
 /* Returns 0 or -errno, as the kernel would. */
 int fake_amdgpu_ioctl(int fd, unsigned long req, void *arg);
@@ -124,6 +185,8 @@ void *fake_amdgpu_mmap(int fd, size_t len, int prot, int flags, long off);
 /* munmap() of a range: forget the BO mappings in it. */
 void fake_amdgpu_munmap(void *addr, size_t len);
 const struct fake_amdgpu_stats *fake_amdgpu_stats(void);
+/* The stats as "name value" lines (FAKE_AMDGPU_STATS of the preload). */
+void fake_amdgpu_write_stats(FILE *f);
 /* From now on each share gets about @bytes per fill_ms (0: counters stopped). */
 void fake_amdgpu_set_bytes(uint32_t bytes);
 

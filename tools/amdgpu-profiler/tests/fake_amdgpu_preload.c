@@ -9,8 +9,13 @@
  * FAKE_AMDGPU_PARAMS=DIR, /sys/module/amdgpu/parameters/NAME opens as
  * DIR/NAME (ENOENT if it is not there), for the module parameters the
  * tools read. mmap() of a fake node maps the fake's GTT BOs; munmap()
- * tells the fake. Every other open(), ioctl(), mmap() and close() goes to
- * libc.
+ * tells the fake. A descriptor duplicated with fcntl(F_DUPFD[_CLOEXEC])
+ * or dup() (amdgpu_device_initialize() keeps such a duplicate) is the
+ * same open file: the fake sees one file id for all of them, and the file
+ * is closed (releasing an SPM it owns) when the last of them is.
+ * FAKE_AMDGPU_STATS=FILE writes the fake's counts to FILE at exit
+ * (fake_amdgpu_write_stats()). Every other open(), ioctl(), mmap(),
+ * fcntl() and close() goes to libc.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -29,8 +34,13 @@
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_FDS 1024
 
-static bool fake_fd[MAX_FDS];
+/* The fake file each descriptor is, 0 for none. */
+static int fake_file[MAX_FDS];
+static int next_file = 1000;	/* not descriptor numbers */
 static int (*real_open)(const char *, int, ...);
+static int (*real_fcntl)(int, int, ...);
+static int (*real_fcntl64)(int, int, ...);
+static int (*real_dup)(int);
 static int (*real_openat)(int, const char *, int, ...);
 static int (*real_close)(int);
 static int (*real_ioctl)(int, unsigned long, ...);
@@ -47,12 +57,34 @@ __attribute__((constructor)) static void init(void)
 	real_ioctl = dlsym(RTLD_NEXT, "ioctl");
 	real_mmap = dlsym(RTLD_NEXT, "mmap");
 	real_munmap = dlsym(RTLD_NEXT, "munmap");
+	real_fcntl = dlsym(RTLD_NEXT, "fcntl");
+	real_fcntl64 = dlsym(RTLD_NEXT, "fcntl64");
+	real_dup = dlsym(RTLD_NEXT, "dup");
 	if (fake_amdgpu_parse(getenv("FAKE_AMDGPU"), &cfg)) {
 		fprintf(stderr, "fake_amdgpu: bad FAKE_AMDGPU='%s'\n",
 			getenv("FAKE_AMDGPU"));
 		abort();
 	}
 	fake_amdgpu_reset(&cfg);
+}
+
+__attribute__((destructor)) static void fini(void)
+{
+	const char *path = getenv("FAKE_AMDGPU_STATS");
+	FILE *f;
+
+	if (!path)
+		return;
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fake_amdgpu_write_stats(f);
+	fclose(f);
+}
+
+static bool is_fake_fd(int fd)
+{
+	return fd >= 0 && fd < MAX_FDS && fake_file[fd];
 }
 
 static bool is_fake_path(const char *path)
@@ -88,7 +120,7 @@ static int open_fake(int flags)
 	int fd = real_open("/dev/null", O_RDWR | (flags & O_CLOEXEC));
 
 	if (fd >= 0 && fd < MAX_FDS)
-		fake_fd[fd] = true;
+		fake_file[fd] = next_file++;
 	return fd;
 }
 
@@ -136,11 +168,64 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 
 EXPORT int close(int fd)
 {
-	if (fd >= 0 && fd < MAX_FDS && fake_fd[fd]) {
-		fake_fd[fd] = false;
-		fake_amdgpu_close(fd);
+	int file, i;
+
+	if (is_fake_fd(fd)) {
+		file = fake_file[fd];
+		fake_file[fd] = 0;
+		for (i = 0; i < MAX_FDS && fake_file[i] != file; i++)
+			;
+		/* The last descriptor of the file */
+		if (i == MAX_FDS)
+			fake_amdgpu_close(file);
 	}
 	return real_close(fd);
+}
+
+static int dup_of(int fd, int ret)
+{
+	if (ret >= 0 && ret < MAX_FDS && is_fake_fd(fd))
+		fake_file[ret] = fake_file[fd];
+	return ret;
+}
+
+EXPORT int dup(int fd)
+{
+	return dup_of(fd, real_dup(fd));
+}
+
+/* fcntl() and fcntl64() (libdrm_amdgpu's, glibc 2.28 on): every command
+ * takes at most one argument, an int or a pointer */
+static int do_fcntl(int (*real)(int, int, ...), int fd, int cmd, void *arg)
+{
+	int ret = real(fd, cmd, arg);
+
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		return dup_of(fd, ret);
+	return ret;
+}
+
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return do_fcntl(real_fcntl, fd, cmd, arg);
+}
+
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return do_fcntl(real_fcntl64 ? real_fcntl64 : real_fcntl, fd, cmd,
+			arg);
 }
 
 EXPORT int ioctl(int fd, unsigned long req, ...)
@@ -152,9 +237,9 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	if (fd < 0 || fd >= MAX_FDS || !fake_fd[fd])
+	if (!is_fake_fd(fd))
 		return real_ioctl(fd, req, arg);
-	ret = fake_amdgpu_ioctl(fd, req, arg);
+	ret = fake_amdgpu_ioctl(fake_file[fd], req, arg);
 	if (ret < 0) {
 		errno = -ret;
 		return -1;
@@ -167,9 +252,9 @@ EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 {
 	if (!real_mmap)
 		real_mmap = dlsym(RTLD_NEXT, "mmap");
-	if (fd < 0 || fd >= MAX_FDS || !fake_fd[fd])
+	if (!is_fake_fd(fd))
 		return real_mmap(addr, len, prot, flags, fd, off);
-	return fake_amdgpu_mmap(fd, len, prot, flags, (long)off);
+	return fake_amdgpu_mmap(fake_file[fd], len, prot, flags, (long)off);
 }
 
 EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
