@@ -37,6 +37,7 @@
 #include <drm/amdgpu_drm.h>
 
 #include "../../../kselftest_harness.h"
+#include "amdgpu_spm_stream.h"
 
 #ifndef DRM_IOCTL_AMDGPU_PROFILER
 /* Run "make headers" in a tree with the profiler series first. */
@@ -45,35 +46,10 @@
 
 #define SPM_LINE		32u
 #define SPM_MAX_BUF_SIZE	(256u << 20)
-#define SPM_MAX_XCC		16u
 #define SPM_BUF_SIZE		(4u << 20)
 #define PARANOID_PATH		"/sys/module/amdgpu/parameters/spm_paranoid"
 
 static char node_path[64];
-
-/*
- * Profiler uAPI 1.1 gives the share header's reserved words a meaning:
- * xcc_info (logical XCC, share count, share index), seq (per-XCC buffer
- * number since ACQUIRE, from 1), start_ns (CLOCK_BOOTTIME when the buffer
- * was installed) and last_us (from then to the last copy into the share).
- * Read them by name where the header has them, else by position.
- */
-#ifdef AMDGPU_SPM_HDR_XCC_INFO
-#define HDR_XCC_INFO(h)		((h)->info.xcc_info)
-#define HDR_SEQ(h)		((h)->info.seq)
-#define HDR_START_NS_LO(h)	((h)->info.start_ns_lo)
-#define HDR_START_NS_HI(h)	((h)->info.start_ns_hi)
-#define HDR_LAST_US(h)		((h)->info.last_us)
-#else
-#define HDR_XCC_INFO(h)		((h)->reserved[0])
-#define HDR_SEQ(h)		((h)->reserved[1])
-#define HDR_START_NS_LO(h)	((h)->reserved[2])
-#define HDR_START_NS_HI(h)	((h)->reserved[3])
-#define HDR_LAST_US(h)		((h)->reserved[4])
-#define AMDGPU_SPM_HDR_XCC(info)	((info) & 0xff)
-#define AMDGPU_SPM_HDR_NUM_SHARES(info)	(((info) >> 8) & 0xff)
-#define AMDGPU_SPM_HDR_SHARE(info)	(((info) >> 16) & 0xff)
-#endif
 
 static __u64 hdr_start_ns(const struct drm_amdgpu_spm_buffer_header *h)
 {
@@ -402,6 +378,198 @@ TEST_F(profiler, get_ver_data_not_zero)
 	}
 }
 
+/*
+ * Command submission with the uAPI alone, for stream_cycles: one GTT BO
+ * holding the start and the stop stream, mapped into the file's GPU VM,
+ * and compute contexts to submit them through. Every context stays until
+ * the end, so that a new one is placed on another compute ring (see
+ * stream_cycles).
+ */
+#define IB_BO_SIZE		4096u
+#define IB_STOP_DW		512u	/* the stop stream's offset */
+#define MAX_CTX			128u
+#define CS_WAIT_NS		5000000000ull
+
+struct spm_gpu {
+	__u32 bo;		/* GEM handle, 0: none */
+	__u32 *cpu;		/* its CPU mapping */
+	__u64 va;		/* its GPU address, 0: not mapped */
+	int start_dw, stop_dw;	/* stream lengths */
+	__u32 ctx[MAX_CTX];
+	unsigned int nctx;
+};
+
+static int amdgpu_info(int fd, __u32 query, __u32 hw_ip, void *out,
+		       __u32 size)
+{
+	struct drm_amdgpu_info req;
+
+	memset(&req, 0, sizeof(req));
+	memset(out, 0, size);
+	req.return_pointer = (uintptr_t)out;
+	req.return_size = size;
+	req.query = query;
+	req.query_hw_ip.type = hw_ip;
+	return ioctl(fd, DRM_IOCTL_AMDGPU_INFO, &req) ? -errno : 0;
+}
+
+/* The GC version (as ip_discovery_version) and compute rings per XCC */
+static int compute_info(int fd, __u32 *gc, __u32 *rings)
+{
+	struct drm_amdgpu_info_hw_ip ip;
+	int ret;
+
+	ret = amdgpu_info(fd, AMDGPU_INFO_HW_IP_INFO, AMDGPU_HW_IP_COMPUTE,
+			  &ip, sizeof(ip));
+	*gc = ip.ip_discovery_version;
+	*rings = __builtin_popcount(ip.available_rings);
+	return ret;
+}
+
+static int gpu_init(int fd, struct spm_gpu *g, __u32 gc)
+{
+	struct drm_amdgpu_info_device dev;
+	union drm_amdgpu_gem_create create;
+	union drm_amdgpu_gem_mmap map;
+	struct drm_amdgpu_gem_va va;
+	void *p;
+	int ret;
+
+	ret = amdgpu_info(fd, AMDGPU_INFO_DEV_INFO, 0, &dev, sizeof(dev));
+	if (ret)
+		return ret;
+	memset(&create, 0, sizeof(create));
+	create.in.bo_size = IB_BO_SIZE;
+	create.in.alignment = IB_BO_SIZE;
+	create.in.domains = AMDGPU_GEM_DOMAIN_GTT;
+	if (ioctl(fd, DRM_IOCTL_AMDGPU_GEM_CREATE, &create))
+		return -errno;
+	g->bo = create.out.handle;
+	memset(&map, 0, sizeof(map));
+	map.in.handle = g->bo;
+	if (ioctl(fd, DRM_IOCTL_AMDGPU_GEM_MMAP, &map))
+		return -errno;
+	p = mmap(NULL, IB_BO_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 map.out.addr_ptr);
+	if (p == MAP_FAILED)
+		return -errno;
+	g->cpu = p;
+	g->start_dw = spm_stream_build(gc, true, g->cpu, IB_STOP_DW);
+	g->stop_dw = spm_stream_build(gc, false, g->cpu + IB_STOP_DW,
+				      IB_BO_SIZE / 4 - IB_STOP_DW);
+	if (g->start_dw < 0 || g->stop_dw < 0)
+		return g->start_dw < 0 ? g->start_dw : g->stop_dw;
+	/* The lowest address userspace may map, 2 MiB aligned */
+	memset(&va, 0, sizeof(va));
+	va.handle = g->bo;
+	va.operation = AMDGPU_VA_OP_MAP;
+	va.flags = AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_PAGE_WRITEABLE |
+		   AMDGPU_VM_PAGE_EXECUTABLE;
+	va.va_address = (dev.virtual_address_offset + (2ull << 20) - 1) &
+			~((2ull << 20) - 1);
+	va.map_size = IB_BO_SIZE;
+	if (ioctl(fd, DRM_IOCTL_AMDGPU_GEM_VA, &va))
+		return -errno;
+	g->va = va.va_address;
+	return 0;
+}
+
+/* Submit @ndw dwords from dword @dw of the BO on context @ctx and wait */
+static int gpu_submit(int fd, struct spm_gpu *g, __u32 ctx, unsigned int dw,
+		      int ndw)
+{
+	struct drm_amdgpu_bo_list_entry entry = { .bo_handle = g->bo };
+	struct drm_amdgpu_bo_list_in list = {
+		.operation = ~0u,
+		.bo_number = 1,
+		.bo_info_size = sizeof(entry),
+		.bo_info_ptr = (uintptr_t)&entry,
+	};
+	struct drm_amdgpu_cs_chunk_ib ib = {
+		.va_start = g->va + dw * 4ull,
+		.ib_bytes = ndw * 4,
+		.ip_type = AMDGPU_HW_IP_COMPUTE,
+	};
+	struct drm_amdgpu_cs_chunk chunks[2] = {
+		{ AMDGPU_CHUNK_ID_BO_HANDLES, sizeof(list) / 4,
+		  (uintptr_t)&list },
+		{ AMDGPU_CHUNK_ID_IB, sizeof(ib) / 4, (uintptr_t)&ib },
+	};
+	__u64 chunk_ptrs[2] = { (uintptr_t)&chunks[0], (uintptr_t)&chunks[1] };
+	union drm_amdgpu_wait_cs wait;
+	union drm_amdgpu_cs cs;
+	struct timespec ts;
+
+	memset(&cs, 0, sizeof(cs));
+	cs.in.ctx_id = ctx;
+	cs.in.num_chunks = 2;
+	cs.in.chunks = (uintptr_t)chunk_ptrs;
+	if (ioctl(fd, DRM_IOCTL_AMDGPU_CS, &cs))
+		return -errno;
+	/* WAIT_CS takes an absolute CLOCK_MONOTONIC time */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	memset(&wait, 0, sizeof(wait));
+	wait.in.handle = cs.out.handle;
+	wait.in.timeout = ts.tv_sec * 1000000000ull + ts.tv_nsec + CS_WAIT_NS;
+	wait.in.ip_type = AMDGPU_HW_IP_COMPUTE;
+	wait.in.ctx_id = ctx;
+	if (ioctl(fd, DRM_IOCTL_AMDGPU_WAIT_CS, &wait))
+		return -errno;
+	return wait.out.status ? -ETIMEDOUT : 0;
+}
+
+/* The start stream on a new context */
+static int gpu_start(int fd, struct spm_gpu *g)
+{
+	union drm_amdgpu_ctx ctx;
+
+	if (g->nctx == MAX_CTX)
+		return -ENOSPC;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.in.op = AMDGPU_CTX_OP_ALLOC_CTX;
+	if (ioctl(fd, DRM_IOCTL_AMDGPU_CTX, &ctx))
+		return -errno;
+	g->ctx[g->nctx++] = ctx.out.alloc.ctx_id;
+	return gpu_submit(fd, g, ctx.out.alloc.ctx_id, 0, g->start_dw);
+}
+
+/* The stop stream on every context the start stream went through */
+static int gpu_stop(int fd, struct spm_gpu *g)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < g->nctx && !ret; i++)
+		ret = gpu_submit(fd, g, g->ctx[i], IB_STOP_DW, g->stop_dw);
+	return ret;
+}
+
+static void gpu_fini(int fd, struct spm_gpu *g)
+{
+	struct drm_gem_close close_bo = { .handle = g->bo };
+	struct drm_amdgpu_gem_va va = {
+		.handle = g->bo,
+		.operation = AMDGPU_VA_OP_UNMAP,
+		.va_address = g->va,
+		.map_size = IB_BO_SIZE,
+	};
+	union drm_amdgpu_ctx ctx;
+
+	while (g->nctx) {
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.in.op = AMDGPU_CTX_OP_FREE_CTX;
+		ctx.in.ctx_id = g->ctx[--g->nctx];
+		ioctl(fd, DRM_IOCTL_AMDGPU_CTX, &ctx);
+	}
+	if (g->va)
+		ioctl(fd, DRM_IOCTL_AMDGPU_GEM_VA, &va);
+	if (g->cpu)
+		munmap(g->cpu, IB_BO_SIZE);
+	if (g->bo)
+		ioctl(fd, DRM_IOCTL_GEM_CLOSE, &close_bo);
+	memset(g, 0, sizeof(*g));
+}
+
 /* ---------------------------------------------------------------------- */
 
 static const char why_perm[] =
@@ -420,6 +588,7 @@ FIXTURE(spm) {
 	__u32 version;
 	void *buf;
 	void *buf2;
+	struct spm_gpu gpu;
 };
 
 FIXTURE_SETUP(spm)
@@ -447,6 +616,7 @@ FIXTURE_SETUP(spm)
 FIXTURE_TEARDOWN(spm)
 {
 	if (self->fd >= 0) {
+		gpu_fini(self->fd, &self->gpu);
 		spm_op(self->fd, AMDGPU_SPM_OP_RELEASE);
 		close(self->fd);
 	}
@@ -1010,6 +1180,178 @@ TEST_F(spm, data_loss_reporting)
 	EXPECT_GE(consistent_layouts(self->buf, small, self->version, bytes,
 				     loss), 1);
 out:
+	EXPECT_EQ(0, spm_op(self->fd, AMDGPU_SPM_OP_RELEASE));
+}
+
+/*
+ * stream_cycles: the first test to run on an MI part. Program the streamed
+ * cycle counter (amdgpu_spm_stream.c), stream STREAM_BUFFERS buffers per
+ * XCC and check each share: header words, consecutive sequence numbers,
+ * whole samples, no lost samples, each sample's cycle count the programmed
+ * interval (SPM_CYCLES_TOLERANCE) and rising timestamps.
+ *
+ * A command stream runs on the XCC of the compute ring the GPU scheduler
+ * gives its context, and the CS uAPI cannot choose it. A partition of one
+ * XCC (MI100, MI200, MI300 in CPX) needs one submission. On a partition of
+ * several, each new context goes to the least loaded of the partition's
+ * rings (drm_sched_pick_best()) while the earlier ones stay, so the start
+ * stream goes through new contexts until every XCC streams, at most
+ * rings-per-XCC x XCCs of them; warm-up buffers show which XCCs stream.
+ * Samples of the warm-up (around the starts) are not measured: measuring
+ * begins after a warm-up buffer that every XCC wrote into and none filled.
+ */
+#define STREAM_SAMPLES		4000u	/* per share: 16 shares fit 4 MiB */
+#define STREAM_SHARE		(SPM_HEADER_BYTES + STREAM_SAMPLES * SPM_SAMPLE_BYTES)
+#define STREAM_BUFFERS		4u
+#define STREAM_WAIT_MS		1000u
+#define WARMUP_MS		10u
+#define WARMUP_ROUNDS		(MAX_CTX + 8)
+
+struct stream {
+	int fd;
+	void *buf[2];
+	unsigned int cur;	/* the installed one */
+	__u32 size;
+	__u64 inst0, inst1;	/* its SET_DEST_BUF */
+	struct spm_check chk;
+	__u32 streamed;		/* shares with data in the last retired */
+	bool full;		/* a share of it was full */
+};
+
+/*
+ * Install the other buffer, waiting up to @timeout ms for the current one
+ * to fill, and check the one retired (@next NULL: stop, retire the last).
+ */
+static int rotate(struct stream *st, bool stop, __u32 timeout)
+{
+	void *next = stop ? NULL : st->buf[!st->cur];
+	const void *old = st->buf[st->cur];
+	__u32 bytes = 0, loss = 0, i;
+	__u64 a, b;
+	int ret;
+
+	if (next)
+		memset(next, 0, st->size);
+	a = now_ns();
+	ret = set_dest_buf(st->fd, next, next ? st->size : 0, &timeout, &bytes,
+			   &loss);
+	b = now_ns();
+	if (ret)
+		return ret;
+	spm_check_buffer(&st->chk, old, bytes, loss, st->inst0, st->inst1, b);
+	st->streamed = 0;
+	st->full = false;
+	for (i = 0; i < st->chk.num_xcc; i++) {
+		struct drm_amdgpu_spm_buffer_header h;
+
+		memcpy(&h, (const char *)old + (size_t)i * STREAM_SHARE,
+		       sizeof(h));
+		if (h.bytes_copied)
+			st->streamed |= 1u << i;
+		if (h.bytes_copied >= STREAM_SHARE - SPM_HEADER_BYTES)
+			st->full = true;
+	}
+	st->inst0 = a;
+	st->inst1 = b;
+	st->cur = !st->cur;
+	return 0;
+}
+
+TEST_F(spm, stream_cycles)
+{
+	struct spm_gpu *g = &self->gpu;
+	struct drm_amdgpu_spm_buffer_header h;
+	__u32 gc, rings, n, all, max_ctx, i, timeout = 0;
+	struct stream st = { .fd = self->fd };
+	const char *part, *why;
+	bool warm = false;
+	int ret;
+
+	if (!has_share_info(self->version))
+		SKIP(return, "profiler interface %u.%u has no share header words",
+		     self->version >> 24, self->version & 0xffffff);
+	ASSERT_EQ(0, compute_info(self->fd, &gc, &rings));
+	part = spm_stream_part(gc);
+	if (!part)
+		SKIP(return, "GC %u.%u.%u: no cycle-counter stream (GC 9.4.1-9.4.3 only)",
+		     gc >> 16, (gc >> 8) & 0xff, gc & 0xff);
+	if (!rings)
+		SKIP(return, "%s: no compute ring", part);
+	ret = acquire(self->fd, &why);
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, ret);
+
+	/* The XCC count: a first buffer's headers say it (seq 1) */
+	ASSERT_EQ(0, set_dest_buf(self->fd, self->buf, SPM_BUF_SIZE, &timeout,
+				  NULL, NULL));
+	ASSERT_EQ(0, set_dest_buf(self->fd, NULL, 0, &timeout, NULL, NULL));
+	memcpy(&h, self->buf, sizeof(h));
+	n = AMDGPU_SPM_HDR_NUM_SHARES(HDR_XCC_INFO(&h));
+	ASSERT_TRUE(n >= 1 && n <= SPM_MAX_XCC) TH_LOG("%u shares", n);
+	ASSERT_EQ(1u, HDR_SEQ(&h));
+	TH_LOG("%s, %u XCC(s), %u compute rings per XCC, interval %u cycles",
+	       part, n, rings, SPM_CYCLES_INTERVAL);
+
+	ASSERT_EQ(0, gpu_init(self->fd, g, gc));
+	st.buf[0] = self->buf;
+	st.buf[1] = self->buf2;
+	st.size = n * STREAM_SHARE;
+	spm_check_init(&st.chk, self->version, n, STREAM_SHARE);
+	for (i = 0; i < n; i++)
+		st.chk.xcc[i].seq = 1;	/* the probe's */
+	memset(st.buf[0], 0, st.size);
+	st.inst0 = now_ns();
+	ASSERT_EQ(0, set_dest_buf(self->fd, st.buf[0], st.size, &timeout,
+				  NULL, NULL));
+	st.inst1 = now_ns();
+
+	/* Warm up: the start stream until every XCC streams */
+	all = (1u << n) - 1;
+	max_ctx = n > 1 ? n * rings : 1;
+	if (max_ctx > MAX_CTX)
+		max_ctx = MAX_CTX;
+	for (i = 0; i < WARMUP_ROUNDS && !warm; i++) {
+		if (st.streamed != all && g->nctx < max_ctx) {
+			ret = gpu_start(self->fd, g);
+			EXPECT_EQ(0, ret) TH_LOG("start stream: %s", strerror(-ret));
+			if (ret)
+				goto stop;
+		}
+		ret = rotate(&st, false, WARMUP_MS);
+		EXPECT_EQ(0, ret);
+		if (ret)
+			goto stop;
+		warm = st.streamed == all && !st.full;
+	}
+	EXPECT_EQ(all, st.streamed)
+		TH_LOG("shares %#x of %#x streamed after %u start streams; CPX avoids that",
+		       st.streamed, all, g->nctx);
+	if (st.streamed != all)
+		goto stop;
+
+	/* Measure: several buffers per XCC, all samples counted */
+	st.chk.measure = true;
+	for (i = 0; i < STREAM_BUFFERS; i++) {
+		ret = rotate(&st, false, STREAM_WAIT_MS);
+		EXPECT_EQ(0, ret);
+		if (ret)
+			break;
+	}
+	st.chk.measure = false;
+stop:
+	/* Stop counting, then retire the last buffer and release */
+	ret = gpu_stop(self->fd, g);
+	EXPECT_EQ(0, ret) TH_LOG("stop stream: %s", strerror(-ret));
+	EXPECT_EQ(0, rotate(&st, true, 0));
+	EXPECT_EQ(0u, st.chk.errors) TH_LOG("%u failed checks, first: %s",
+					    st.chk.errors, st.chk.msg);
+	for (i = 0; i < n; i++)
+		TH_LOG("share %u = XCC %u: %llu samples, measured cycles %u..%u",
+		       i, st.chk.xcc[i].xcc,
+		       (unsigned long long)st.chk.xcc[i].samples,
+		       st.chk.xcc[i].min_cycles, st.chk.xcc[i].max_cycles);
+	gpu_fini(self->fd, g);
 	EXPECT_EQ(0, spm_op(self->fd, AMDGPU_SPM_OP_RELEASE));
 }
 
