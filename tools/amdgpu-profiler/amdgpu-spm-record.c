@@ -15,6 +15,11 @@
  * their ioctls): the kernel writes them without pinning them, so they do
  * not count against RLIMIT_MEMLOCK. Where that fails, anonymous memory,
  * which the kernel pins and charges.
+ *
+ * With -e it programs and starts SPM counters: the start stream of
+ * spm_program.c, submitted through libdrm_amdgpu on a compute ring of the
+ * partition (spm_submit.c) after the first buffer is installed, the stop
+ * stream before the last one is retired.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -42,6 +47,7 @@
 #include "amdgpu_spm_params.h"
 #include "spm_file.h"
 #include "spm_program.h"
+#include "spm_submit.h"
 
 #include <drm/drm.h>
 
@@ -97,6 +103,7 @@ struct options {
 	enum spm_gc_version gc;		/* 0: not given */
 	unsigned long sample_interval;	/* 0: not given (default) */
 	bool interval_given;
+	bool no_program;		/* --no-program: record the configuration only */
 };
 
 struct xcc_stats {
@@ -141,6 +148,16 @@ struct recorder {
 	const char *thread_err_what;
 	bool thread_err_ioctl;	/* thread_err came from SET_DEST_BUF */
 	bool done;
+
+	/* -e without --no-program: the counters' streams and their submission */
+	amdgpu_device_handle dev;
+	bool program;
+	uint32_t start_ib[1024], stop_ib[64];
+	int start_dw, stop_dw;
+	bool started;		/* the start stream ran */
+	bool stop_done;		/* the stop stream was submitted (or tried) */
+	int stop_ret;
+	struct spm_submit_info stop_info;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -150,7 +167,7 @@ static const char *prog = "amdgpu-spm-record";
 static const char short_usage[] =
 "Usage: amdgpu-spm-record [-d DEVICE] [-o FILE] [-t SECONDS] [-i SECONDS]\n"
 "                         [-n 2|3] [-s SIZE] [-T MS] [-x XCCS] [-m KIND] [--fail-on-loss] [-q]\n"
-"                         [-e NAME[:BITS],... -g 9.4.1|9.4.2|9.4.3 [-I CYCLES]]\n"
+"                         [-e NAME[:BITS],... [-g 9.4.1|9.4.2|9.4.3] [-I CYCLES] [--no-program]]\n"
 "Try 'amdgpu-spm-record --help' for more information.\n";
 
 static void die(int status, const char *fmt, ...)
@@ -212,14 +229,17 @@ static void usage(FILE *f)
 "  -x, --xcc-count N     XCCs of the partition (default: inferred from the\n"
 "                        share headers of the first buffers with data)\n"
 "  -e, --events LIST     SPM counters, NAME[:BITS],... (BITS 16 or 32; see\n"
-"                        below): their configuration is stored in the\n"
-"                        recording, so that amdgpu-spm-dump decodes the\n"
-"                        samples. This tool does not program them yet\n"
-"                        (the start stream is not submitted): something\n"
-"                        else must program the same configuration\n"
-"  -g, --gc VERSION      GC version of the device, 9.4.1 (MI100), 9.4.2\n"
-"                        (MI200) or 9.4.3 (MI300); required with -e (not\n"
-"                        read from the device yet)\n"
+"                        below): programs and starts them on a compute ring\n"
+"                        of the partition after the first buffer is\n"
+"                        installed, stops them at the end, and stores their\n"
+"                        configuration in the recording, so that\n"
+"                        amdgpu-spm-dump decodes the samples\n"
+"  -g, --gc VERSION      GC version, 9.4.1 (MI100), 9.4.2 (MI200) or 9.4.3\n"
+"                        (MI300): checked against what the device reports,\n"
+"                        needed only where the kernel cannot tell (no\n"
+"                        ip_discovery_version: 9.4.3 or 9.4.4)\n"
+"      --no-program      with -e: record the configuration only; something\n"
+"                        else programs the counters\n"
 "  -I, --sample-interval CYCLES\n"
 "                        SPM sample interval in SCLK cycles, rounded to a\n"
 "                        multiple of 32 within 32..65504 (default 8192);\n"
@@ -367,13 +387,14 @@ static void list_counters(void)
 	fputc('\n', stderr);
 }
 
-/* -e, -g, -I into a configuration; a usage error if it cannot be built. */
-static void build_config(const struct options *o, struct spm_config *cfg)
+/* -e, -I into a configuration for @gc; a usage error if it cannot be built. */
+static void build_config(const struct options *o, enum spm_gc_version gc,
+			 struct spm_config *cfg)
 {
 	unsigned int i, j;
 	int ret;
 
-	ret = spm_config_build(cfg, o->gc, o->reqs, o->num_reqs,
+	ret = spm_config_build(cfg, gc, o->reqs, o->num_reqs,
 			       (unsigned int)o->sample_interval);
 	if (!ret)
 		return;
@@ -423,6 +444,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "events", required_argument, NULL, 'e' },
 		{ "gc", required_argument, NULL, 'g' },
 		{ "sample-interval", required_argument, NULL, 'I' },
+		{ "no-program", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -519,6 +541,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->sample_interval = v;
 			o->interval_given = true;
 			break;
+		case 'P':
+			o->no_program = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -533,10 +558,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
-	if (!o->num_reqs && (o->gc || o->interval_given))
-		usage_error("--gc and --sample-interval go with --events");
-	if (o->num_reqs && !o->gc)
-		usage_error("--events needs --gc 9.4.1|9.4.2|9.4.3 (the GC version is not read from the device yet)");
+	if (!o->num_reqs && (o->gc || o->interval_given || o->no_program))
+		usage_error("--gc, --sample-interval and --no-program go with --events");
 	if (!o->size_given && o->memory == MEM_ANON)
 		o->buf_size = DEFAULT_BUF_SIZE_ANON;
 	o->buf_size -= o->buf_size % AMDGPU_PROF_SPM_LINE_SIZE;
@@ -821,20 +844,27 @@ static int set_dest_buf(struct recorder *r, void *buf, uint32_t timeout,
 	return ret;
 }
 
+/*
+ * The stop stream, once, before the last buffer is retired: the samples
+ * up to the stop still reach it. Called by the thread, or by main after
+ * the thread ended early.
+ */
+static void stop_counters(struct recorder *r)
+{
+	if (!r->program || !r->started || r->stop_done)
+		return;
+	r->stop_done = true;
+	r->stop_ret = spm_submit_ib(r->dev, r->stop_ib, (uint32_t)r->stop_dw,
+				    SPM_SUBMIT_TIMEOUT_NS, &r->stop_info);
+}
+
+/* Runs with buffer 0 installed (by main, before the counters started). */
 static void *record_thread(void *arg)
 {
 	struct recorder *r = arg;
 	unsigned int cur = 0, next;
 	uint32_t bytes, loss;
 	int ret;
-
-	amdgpu_prof_spm_clear_header_slots(r->buf[cur], r->opt.buf_size);
-	/* Nothing was installed before: this retires nothing. */
-	ret = set_dest_buf(r, r->buf[cur], 0, &bytes, &loss);
-	if (ret)
-		goto fail_install;
-	r->installed_ns[cur] = now_ns();
-	read_clock(r->fd, &r->clock[cur]);
 
 	while (!stop_requested) {
 		uint64_t t;
@@ -854,7 +884,8 @@ static void *record_thread(void *arg)
 		cur = next;
 	}
 
-	/* Retire the last buffer and stop copying. */
+	/* Stop counting, then retire the last buffer and stop copying. */
+	stop_counters(r);
 	ret = set_dest_buf(r, NULL, 0, &bytes, &loss);
 	if (ret)
 		goto fail_install;
@@ -1042,7 +1073,8 @@ static void advise_on_loss(const struct options *o)
 }
 
 /* The config record: once, after the header, before any share. */
-static int write_config(FILE *out, const struct spm_config *cfg)
+static int write_config(FILE *out, const struct spm_config *cfg,
+			bool programmed)
 {
 	struct spm_file_config fc;
 	struct spm_record rec;
@@ -1060,7 +1092,7 @@ static int write_config(FILE *out, const struct spm_config *cfg)
 	fc.sample_bytes = (uint32_t)spm_sample_size(cfg);
 	fc.segment_size = cfg->segment_size;
 	fc.segment_size_core1 = cfg->segment_size_core1;
-	fc.flags = 0;	/* not programmed by this tool (yet) */
+	fc.flags = programmed ? SPM_FILE_CONFIG_PROGRAMMED : 0;
 	for (i = 0; i < cfg->num_counters; i++) {
 		const struct spm_counter_slot *c = &cfg->counters[i];
 
@@ -1076,6 +1108,82 @@ static int write_config(FILE *out, const struct spm_config *cfg)
 	return spm_file_write_record(out, &rec, &fc);
 }
 
+static const char *gc_name(uint32_t gc, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u.%u.%u", gc >> 16, (gc >> 8) & 0xff, gc & 0xff);
+	return buf;
+}
+
+/*
+ * -e: the GC version the device reports (spm_device_gc()); --gc is checked
+ * against it and decides only where the kernel cannot tell. Exits with a
+ * message when they disagree or the device is a GC this tool has no
+ * streams for.
+ */
+static enum spm_gc_version resolve_gc(struct recorder *r)
+{
+	const struct options *o = &r->opt;
+	struct spm_device_gc g;
+	char what[320], given[16];
+	int ret;
+
+	ret = r->dev ? spm_device_gc(r->dev, &g) : -ENODEV;
+	if (ret) {
+		if (!o->gc || r->program)
+			die(EXIT_ERROR, "cannot read the device's GC version (AMDGPU_INFO_HW_IP_INFO): %s",
+			    strerror(-ret));
+		fprintf(stderr, "%s: cannot read the device's GC version (%s): recording for --gc %s as given\n",
+			prog, strerror(-ret), gc_name(o->gc, given, sizeof(given)));
+		return o->gc;
+	}
+	spm_device_gc_describe(&g, what, sizeof(what));
+	if (o->gc) {
+		gc_name(o->gc, given, sizeof(given));
+		if (g.gc && o->gc != g.gc && o->gc != g.gc_alt)
+			die(EXIT_USAGE, "--gc %s does not match the device, which reports %s",
+			    given, what);
+		if (!g.gc)
+			fprintf(stderr, "%s: the device reports %s: using --gc %s as given\n",
+				prog, what, given);
+		else
+			fprintf(stderr, "%s: device: %s; --gc %s agrees\n",
+				prog, what, given);
+		return o->gc;
+	}
+	if (g.gc_alt)
+		die(EXIT_USAGE, "the device is %s, which this kernel does not tell apart: give --gc 9.4.3 if it is 9.4.3 (this tool has no streams for 9.4.4)",
+		    what);
+	if (g.gc != SPM_GC_9_4_1 && g.gc != SPM_GC_9_4_2 &&
+	    g.gc != SPM_GC_9_4_3)
+		die(EXIT_NOTSUPP, "the device is %s: this tool programs SPM counters on GC 9.4.1, 9.4.2 and 9.4.3 only",
+		    what);
+	fprintf(stderr, "%s: device: %s\n", prog, what);
+	return (enum spm_gc_version)g.gc;
+}
+
+static void print_submitted(const char *what, const struct spm_submit_info *in)
+{
+	fprintf(stderr, "%s: %s: submitted %u dwords (%u of them NOP padding) as one IB at GPU VA 0x%" PRIx64
+		" on compute ring 0; fence %" PRIu64 " signalled after %.3f ms\n",
+		prog, what, in->ib_dw, in->pad_dw, in->ib_va, in->seq,
+		(double)in->wait_ns / 1e6);
+}
+
+static void print_submit_error(const char *which, int ret,
+			       const struct spm_submit_info *in)
+{
+	if (ret == -ETIME)
+		fprintf(stderr, "%s: the %s stream did not finish within %llu s (its fence did not signal): the compute ring may be hung, the kernel's job timeout resets it\n",
+			prog, which, SPM_SUBMIT_TIMEOUT_NS / 1000000000ull);
+	else if (ret == -EOPNOTSUPP)
+		fprintf(stderr, "%s: cannot submit the %s stream: the render node has no compute ring 0 (AMDGPU_INFO_HW_IP_INFO)\n",
+			prog, which);
+	else
+		fprintf(stderr, "%s: submitting the %s stream failed: %s: %s\n",
+			prog, which, in->failed ? in->failed : "spm_submit_ib",
+			strerror(-ret));
+}
+
 int main(int argc, char **argv)
 {
 	struct recorder r;
@@ -1088,18 +1196,18 @@ int main(int argc, char **argv)
 	struct spm_config scfg;
 	unsigned int i;
 	bool any_loss;
+	uint32_t bytes, loss;
+	bool thread_started = false;
 	int ret, status = EXIT_OK;
 
 	memset(&r, 0, sizeof(r));
 	pthread_mutex_init(&r.lock, NULL);
 	parse_options(argc, argv, &r.opt);
+	r.program = r.opt.num_reqs && !r.opt.no_program;
 
-	if (r.opt.num_reqs) {
-		build_config(&r.opt, &scfg);
-		fprintf(stderr, "%s: note: the counters are not programmed by this tool yet; their configuration (%u counter%s, interval %u cycles, %zu-byte samples) is recorded for decoding\n",
-			prog, scfg.num_counters, scfg.num_counters > 1 ? "s" : "",
-			scfg.interval, spm_sample_size(&scfg));
-	}
+	/* The names and widths, before any device: a usage error first */
+	if (r.opt.num_reqs)
+		build_config(&r.opt, r.opt.gc ? r.opt.gc : SPM_GC_9_4_3, &scfg);
 
 	r.fd = open_device(r.opt.device);
 
@@ -1111,6 +1219,37 @@ int main(int argc, char **argv)
 	fprintf(stderr, "%s: profiler interface %u.%u\n", prog,
 		AMDGPU_PROFILER_VERSION_MAJOR(r.version),
 		AMDGPU_PROFILER_VERSION_MINOR(r.version));
+
+	if (r.opt.num_reqs) {
+		uint32_t major, minor;
+		enum spm_gc_version gc;
+
+		/* libdrm_amdgpu on the same file (it keeps a duplicate) */
+		ret = amdgpu_device_initialize(r.fd, &major, &minor, &r.dev);
+		if (ret) {
+			r.dev = NULL;
+			if (r.program)
+				die(EXIT_ERROR, "libdrm_amdgpu cannot use the device: amdgpu_device_initialize: %s",
+				    strerror(-ret));
+		}
+		gc = resolve_gc(&r);
+		build_config(&r.opt, gc, &scfg);
+		if (r.program) {
+			r.start_dw = spm_program_start(&scfg, r.start_ib, 1024);
+			r.stop_dw = spm_program_stop(&scfg, r.stop_ib, 64);
+			if (r.start_dw <= 0 || r.stop_dw <= 0)
+				die(EXIT_ERROR, "cannot build the SPM streams: %s",
+				    strerror(-(r.start_dw <= 0 ? r.start_dw : r.stop_dw)));
+			fprintf(stderr, "%s: counters: %u, interval %u cycles, %zu-byte samples; programmed and started on a compute ring of the partition once the first buffer is installed\n",
+				prog, scfg.num_counters, scfg.interval,
+				spm_sample_size(&scfg));
+		} else {
+			fprintf(stderr, "%s: note: --no-program: the counters are not programmed by this tool; their configuration (%u counter%s, interval %u cycles, %zu-byte samples) is recorded for decoding\n",
+				prog, scfg.num_counters,
+				scfg.num_counters > 1 ? "s" : "", scfg.interval,
+				spm_sample_size(&scfg));
+		}
+	}
 
 	if (r.opt.xcc_count) {
 		if (!amdgpu_prof_spm_share_size(r.opt.buf_size, r.opt.xcc_count))
@@ -1167,9 +1306,43 @@ int main(int argc, char **argv)
 				       (uint64_t)rt.tv_nsec;
 	}
 	if (spm_file_write_header(r.out, &fh) ||
-	    (r.opt.num_reqs && write_config(r.out, &scfg))) {
+	    (r.opt.num_reqs && write_config(r.out, &scfg, r.program))) {
 		amdgpu_spm_fd_release(r.fd);
 		die(EXIT_ERROR, "cannot write %s", r.opt.output);
+	}
+
+	/*
+	 * The first buffer, before the counters start: installing it starts
+	 * the ring and resets every XCC's SPM state, which would stop
+	 * counting started before it. Nothing was installed: it retires
+	 * nothing.
+	 */
+	amdgpu_prof_spm_clear_header_slots(r.buf[0], r.opt.buf_size);
+	ret = set_dest_buf(&r, r.buf[0], 0, &bytes, &loss);
+	if (ret) {
+		r.thread_err = ret;
+		r.thread_err_what = "SET_DEST_BUF";
+		r.thread_err_ioctl = true;
+		stop_requested = 1;
+	} else {
+		r.installed_ns[0] = now_ns();
+		read_clock(r.fd, &r.clock[0]);
+	}
+	if (!ret && r.program) {
+		struct spm_submit_info in;
+
+		ret = spm_submit_ib(r.dev, r.start_ib, (uint32_t)r.start_dw,
+				    SPM_SUBMIT_TIMEOUT_NS, &in);
+		if (ret) {
+			print_submit_error("start", ret, &in);
+			/* What the kernel was told to copy, it stops */
+			set_dest_buf(&r, NULL, 0, &bytes, &loss);
+			amdgpu_spm_fd_release(r.fd);
+			amdgpu_device_deinitialize(r.dev);
+			die(EXIT_ERROR, "the counters were not started; nothing recorded");
+		}
+		r.started = true;
+		print_submitted("started the counters", &in);
 	}
 
 	memset(&sa, 0, sizeof(sa));
@@ -1181,9 +1354,15 @@ int main(int argc, char **argv)
 	/* Signals go to the main thread; the recorder notices stop_requested. */
 	sigfillset(&block);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	ret = pthread_create(&thread, NULL, record_thread, &r);
+	/* Not when the first buffer could not be installed */
+	ret = 0;
+	if (!r.thread_err) {
+		ret = pthread_create(&thread, NULL, record_thread, &r);
+		thread_started = !ret;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
+		stop_counters(&r);
 		amdgpu_spm_fd_release(r.fd);
 		die(EXIT_ERROR, "cannot start the recorder thread: %s",
 		    strerror(ret));
@@ -1203,10 +1382,22 @@ int main(int argc, char **argv)
 			next_progress += r.opt.interval;
 		}
 	}
-	pthread_join(thread, NULL);
+	if (thread_started)
+		pthread_join(thread, NULL);
 	t = now();
 	if (!r.opt.quiet)
 		print_progress(&r, t - start, true);
+
+	/* The thread stopped early: the stop stream still goes before RELEASE */
+	stop_counters(&r);
+	if (r.stop_done && !r.stop_ret) {
+		print_submitted("stopped the counters", &r.stop_info);
+	} else if (r.stop_done) {
+		print_submit_error("stop", r.stop_ret, &r.stop_info);
+		fprintf(stderr, "%s: RELEASE stops counting on every XCC of the partition all the same\n",
+			prog);
+		status = EXIT_ERROR;
+	}
 
 	ret = amdgpu_spm_fd_release(r.fd);
 	if (ret && !r.thread_err)
@@ -1284,6 +1475,20 @@ int main(int argc, char **argv)
 		if (r.unparsed_buffers)
 			fprintf(stderr, "%s: %" PRIu64 " buffers had malformed share headers and were skipped\n",
 				prog, r.unparsed_buffers);
+		/*
+		 * A CS job runs on one compute ring, of one XCC: the kernel's
+		 * scheduler picks among the partition's rings (the context's
+		 * entity spans them, amdgpu_xcp_select_scheds()), and the
+		 * stream's register writes reach that XCC only.
+		 */
+		if (r.started && r.xcc_count > 1) {
+			unsigned int with = 0;
+
+			for (i = 0; i < r.xcc_count; i++)
+				with += r.xcc[i].bytes != 0;
+			fprintf(stderr, "%s: note: the counters were programmed through one compute ring, whose jobs run on one XCC: %u of the partition's %u XCCs streamed data; to profile each XCC, use a partition mode with one XCC per partition (CPX) and a recorder per partition\n",
+				prog, with, r.xcc_count);
+		}
 	}
 	any_loss = r.loss_buffers || r.lost_buffers;
 	if (r.loss_buffers)
@@ -1296,6 +1501,8 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < r.opt.buffers; i++)
 		munmap(r.buf[i], r.opt.buf_size);
+	if (r.dev)
+		amdgpu_device_deinitialize(r.dev);
 	close(r.fd);
 	return status;
 }

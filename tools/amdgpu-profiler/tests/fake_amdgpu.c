@@ -407,7 +407,7 @@ void fake_amdgpu_write_stats(FILE *f)
 	STAT(ib_run); STAT(ib_bad); STAT(ib_not_in_list); STAT(vm_faults);
 	STAT(ib_violations); STAT(ring_writes); STAT(spm_start);
 	STAT(spm_stop); STAT(ib_xcc); STAT(last_ib_va); STAT(last_ib_dw);
-	STAT(samples_programmed);
+	STAT(samples_programmed); STAT(samples_lost);
 #undef STAT
 	fprintf(f, "owner %d\n", s->owner);
 	for (i = 1; i < FAKE_OP_NUM; i++)
@@ -561,6 +561,8 @@ int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *c)
 			c->cs_xcc = (unsigned int)v;
 		else if (!strcmp(tok, "cs_hang"))
 			c->cs_hang = v != 0;
+		else if (!strcmp(tok, "cs_delay_ms"))
+			c->cs_delay_ms = (unsigned int)v;
 		else
 			ret = -EINVAL;
 	}
@@ -579,6 +581,21 @@ static void sleep_ms(unsigned int ms)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+/* Samples XCC @i's RLC wrote by now that were not copied out yet. */
+static uint64_t samples_pending(unsigned int i)
+{
+	const struct xcc_rlc *x = &rlc[i];
+	unsigned int interval = spm_model_interval(&x->m);
+	uint64_t end, due;
+
+	if (!x->start_tick || !interval ||
+	    !spm_model_sample_size(&x->m, device_num_se()))
+		return 0;
+	end = x->running ? ticks_at(now_ns()) : x->stop_tick;
+	due = end > x->start_tick ? (end - x->start_tick) / interval : 0;
+	return due > x->emitted ? due - x->emitted : 0;
 }
 
 /*
@@ -603,7 +620,7 @@ static uint32_t samples_rlc(unsigned int i, unsigned char *p, uint32_t room,
 	end = x->running ? ticks_at(now) : x->stop_tick;
 	due = end > x->start_tick ? (end - x->start_tick) / interval : 0;
 	n = due > x->emitted ? due - x->emitted : 0;
-	if (n > room / size) {
+	if (!size || n > room / size) {
 		n = room / size;
 		*full = true;
 	}
@@ -1087,6 +1104,8 @@ static void spm_reset_all(void)
 	unsigned int i;
 
 	for (i = 0; i < 16; i++) {
+		/* Samples the RLC wrote that no buffer got */
+		st.samples_lost += (unsigned int)samples_pending(i);
 		rlc[i].running = false;
 		rlc[i].start_tick = 0;
 		rlc[i].emitted = 0;
@@ -1216,6 +1235,12 @@ static int cs_ioctl(int fd, union drm_amdgpu_cs *a)
 
 	a->out.handle = ++c->seq[ib.ring];
 	st.cs_ok++;
+	/* The job takes its time on the GPU (cs_delay_ms=), then runs */
+	if (cfg.cs_delay_ms) {
+		pthread_mutex_unlock(&lock);
+		sleep_ms(cfg.cs_delay_ms);
+		pthread_mutex_lock(&lock);
+	}
 	st.ib_xcc = cfg.cs_xcc;
 	st.last_ib_va = ib.va_start;
 	st.last_ib_dw = ib.ib_bytes / 4;

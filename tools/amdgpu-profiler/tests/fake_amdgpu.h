@@ -111,11 +111,13 @@ struct fake_amdgpu_config {
 	 * case. IBs run on the ring of the partition's share cs_xcc (0..):
 	 * the one compute ring the kernel's scheduler picks, of one XCC.
 	 * cs_hang=1: no job finishes (its fence never signals, its IB does
-	 * not run).
+	 * not run). cs_delay_ms=N: a job runs N ms after its CS was made
+	 * (the CS returns then).
 	 */
 	bool rlc;
 	unsigned int cs_xcc;
 	bool cs_hang;
+	unsigned int cs_delay_ms;	/* a job runs this long after its CS */
 	enum fake_amdgpu_op fail_op;	/* fail= */
 	int fail_err;
 	unsigned int fail_call;		/* 0: every call */
@@ -162,6 +164,7 @@ struct fake_amdgpu_stats {
 	uint64_t last_ib_va;
 	uint32_t last_ib_dw;
 	unsigned int samples_programmed;	/* from programmed XCCs */
+	unsigned int samples_lost;	/* of those, reset before copied */
 };
 
 void fake_amdgpu_reset(const struct fake_amdgpu_config *cfg);
@@ -169,7 +172,8 @@ void fake_amdgpu_reset(const struct fake_amdgpu_config *cfg);
  *  eintr_call=2,stop_call=10,acquire_err=EPERM,tamper_call=4,memlock=8M,
  *  nospm=1,nogem=1,counter_khz=25000,
  *  samples=9.4.3:4096:CPC_ALWAYS_COUNT:16+SQ_WAVES:32,
- *  gc=9.4.2,ipdisc=0,rlc=1,cs_xcc=1,cs_hang=1,fail=cs:ENOMEM:2";
+ *  gc=9.4.2,ipdisc=0,rlc=1,cs_xcc=1,cs_hang=1,cs_delay_ms=5,
+ *  fail=cs:ENOMEM:2";
  *  returns 0 or -EINVAL. */
 int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *cfg);
 /* Returns 0 or -errno, as the kernel would. */

@@ -12,6 +12,13 @@
  * kernel stopped SPM (EIO); what it counts as loss (lost samples and
  * lost buffers, per buffer; a share that filled up apart) and what it
  * advises; and that the GPU clock it records maps to host time.
+ * Counters (-e): the recorder reads the GC version from the device and
+ * submits the start and stop streams through libdrm; the fake kernel runs
+ * them through its own PM4 decoder and RLC model (tests/spm_model.c) and
+ * streams what they programmed, which the dump must decode into the
+ * values the model generated; without a submission nothing streams; the
+ * error paths (a failing or hanging submission, a GC that does not match)
+ * leave nothing behind in the fake kernel (FAKE_AMDGPU_STATS).
  * The recorder and the preload library are found next to this binary.
  */
 #define _GNU_SOURCE
@@ -29,12 +36,13 @@
 #include <unistd.h>
 
 #include "fake_amdgpu.h"
+#include "spm_model.h"
 #include "unit.h"
 
 #define NODE "/dev/dri/renderD250"
 
 static char recorder[PATH_MAX + 32], dump[PATH_MAX + 32];
-static char preload[PATH_MAX + 32], params[64];
+static char preload[PATH_MAX + 32], params[64], stats[96];
 static char out[1 << 20];	/* a decoded CSV too */
 
 static void put_param(const char *name, const char *value)
@@ -80,6 +88,7 @@ static int run(const char *cfg, rlim_t memlock, ...)
 
 	if (pipe(pipefd))
 		exit(2);
+	unlink(stats);
 	pid = fork();
 	if (pid < 0)
 		exit(2);
@@ -97,6 +106,7 @@ static int run(const char *cfg, rlim_t memlock, ...)
 		setenv("FAKE_AMDGPU_NODE", NODE, 1);
 		setenv("FAKE_AMDGPU", cfg, 1);
 		setenv("FAKE_AMDGPU_PARAMS", params, 1);
+		setenv("FAKE_AMDGPU_STATS", stats, 1);
 		execv(recorder, argv);
 		_exit(127);
 	}
@@ -124,6 +134,22 @@ static int capture(const char *cmd)
 	out[len] = '\0';
 	status = pclose(f);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A count the fake kernel wrote at the last run's exit; -1 if none. */
+static long stat_of(const char *name)
+{
+	char line[128], key[64];
+	long v, found = -1;
+	FILE *f = fopen(stats, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", key, &v) == 2 && !strcmp(key, name))
+			found = v;
+	fclose(f);
+	return found;
 }
 
 static bool has(const char *text)
@@ -331,9 +357,10 @@ static void test_clock(void)
 }
 
 /*
- * Decoding: the fake kernel writes whole samples for a configuration
- * (samples=, its own generator), the recorder stores the same
- * configuration (-e, -g, -I), and the dump turns the samples back into
+ * Decoding what another process programmed: the fake kernel writes whole
+ * samples for a configuration (samples=, its own generator), the
+ * recorder stores the same configuration (-e, -I, --no-program: it
+ * submits nothing), and the dump turns the samples back into
  * the values the fake put in: the cycle counter's deltas are the interval
  * exactly, the timestamp advances by it, the trace parses as JSON with one
  * counter event per counter, sample and XCC and an instant event for the
@@ -362,27 +389,30 @@ static void test_decode(void)
 	snprintf(csv, sizeof(csv), "%s/decode.csv", params);
 	snprintf(json, sizeof(json), "%s/decode.json", params);
 
-	/* -e needs -g; names and widths are checked, with the valid names */
-	CHECK(run(DEC_FAKE, 0, "-e", DEC_EVENTS, NULL) == 2);
-	CHECK(has("--events needs --gc 9.4.1|9.4.2|9.4.3"));
-	CHECK(run(DEC_FAKE, 0, "-e", "CPC_NOPE", "-g", "9.4.3", NULL) == 2);
+	/* Names and widths are checked, with the valid names, before any
+	 * device is opened (no ACQUIRE) */
+	CHECK(run(DEC_FAKE, 0, "-e", "CPC_NOPE", NULL) == 2);
 	CHECK(has("unknown counter 'CPC_NOPE'"));
 	CHECK(has("CPC_ALWAYS_COUNT:16"));
+	CHECK(stat_of("acquire") == 0);
 	CHECK(run(DEC_FAKE, 0, "-e", "SQ_WAVES:16", "-g", "9.4.3", NULL) == 2);
 	CHECK(has("SQ_WAVES is programmed 32-bit only"));
 	CHECK(run(DEC_FAKE, 0, "-I", "4096", NULL) == 2);
+	CHECK(run(DEC_FAKE, 0, "--no-program", NULL) == 2);
+	CHECK(has("go with --events"));
 	CHECK(run(DEC_FAKE, 0, "--help", NULL) == 0);
-	CHECK(has("required with -e"));
+	CHECK(has("--no-program"));
 
 	CHECK(run(DEC_FAKE, 0, "-q", "-t", "0.3", "-T", "20", "-e", DEC_EVENTS,
-		  "-g", "9.4.3", "-I", "32768", "-o", file, NULL) == 0);
-	CHECK(has("note: the counters are not programmed by this tool yet"));
+		  "-I", "32768", "--no-program", "-o", file, NULL) == 0);
+	CHECK(has("note: --no-program: the counters are not programmed by this tool"));
 	CHECK(has("recorded for decoding"));
+	CHECK(stat_of("cs") == 0);
 
 	snprintf(cmd, sizeof(cmd), "%s --counters %s --trace %s %s 2>&1", dump,
 		 csv, json, file);
 	CHECK(capture(cmd) == 0);
-	CHECK(has("counters: GC 9.4.3, 4 SEs, sample interval 32768 cycles, 320-byte samples, 3 counters"));
+	CHECK(has("counters: GC 9.4.3, 4 SEs, sample interval 32768 cycles, 320-byte samples, 3 counters (recorded, not programmed by the recorder)"));
 	CHECK(has("cycle counter: XCC 0: CPC_ALWAYS_COUNT equals the interval (32768) in all "));
 	CHECK(has("cycle counter: XCC 1: CPC_ALWAYS_COUNT equals the interval (32768) in all "));
 	CHECK(has("timestamp: XCC 0: deltas from 32768 to 32768 between samples"));
@@ -480,6 +510,293 @@ static void test_decode(void)
 	unlink(json);
 }
 
+/* ---- Counters programmed by the recorder (-e) ---- */
+
+struct want_counter {
+	const char *name;
+	unsigned int bits;
+};
+
+/*
+ * The decoded CSV now in @out against what the fake's RLC model generated
+ * (spm_model_value()) for the counters @c at @interval: every value of
+ * every row (sample k of logical XCC x), the cycle counter, the
+ * timestamp's deltas. Rows per logical XCC go to rows[]. Returns the
+ * number of wrong rows (or 1 for a wrong header).
+ */
+static unsigned long check_csv(const struct want_counter *c, unsigned int n,
+			       unsigned int interval, unsigned long rows[16])
+{
+	struct {
+		const struct spm_model_event *ev;
+		unsigned int se;
+		int bits32;
+	} col[64];
+	unsigned int ncol = 0, i, j;
+	unsigned long bad = 0;
+	char *line, *save = NULL, *hdr;
+	bool header = true;
+
+	for (i = 0; i < 16; i++)
+		rows[i] = 0;
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *f[80];
+		unsigned long long x, k, v, ts_delta;
+		unsigned int nf = 0;
+
+		while (nf < 80 && (f[nf] = strsep(&line, ",")))
+			nf++;
+		if (header) {
+			header = false;
+			if (nf < 7 || strcmp(f[0], "xcc") || strcmp(f[2], "sample") ||
+			    strcmp(f[4], "timestamp_delta"))
+				return 1;
+			for (i = 6; i < nf && ncol < 64; i++, ncol++) {
+				hdr = f[i];
+				col[ncol].ev = NULL;
+				for (j = 0; j < n; j++) {
+					size_t len = strlen(c[j].name);
+
+					if (strncmp(hdr, c[j].name, len))
+						continue;
+					if (!hdr[len])
+						col[ncol].se = 0;
+					else if (!strncmp(hdr + len, "_se", 3))
+						col[ncol].se = (unsigned int)atoi(hdr + len + 3);
+					else
+						continue;
+					col[ncol].ev = spm_model_event(c[j].name);
+					col[ncol].bits32 = c[j].bits == 32;
+				}
+				if (!col[ncol].ev) {
+					fprintf(stderr, "  column %s is no counter asked for\n", hdr);
+					return 1;
+				}
+			}
+			continue;
+		}
+		if (nf != 6 + ncol) {
+			bad++;
+			continue;
+		}
+		x = strtoull(f[0], NULL, 10);
+		k = strtoull(f[2], NULL, 10);
+		if (x >= 16 || k != rows[x]) {
+			bad++;
+			continue;
+		}
+		rows[x]++;
+		ts_delta = strtoull(f[4], NULL, 10);
+		if (k ? ts_delta != interval : *f[4] != '\0')
+			bad++;
+		for (i = 0; i < ncol; i++) {
+			v = strtoull(f[6 + i], NULL, 10);
+			if (v != spm_model_value(col[i].ev->sq, col[i].ev->event,
+						 col[i].se, (unsigned int)x, k,
+						 interval, col[i].bits32 ||
+						 col[i].ev->sq)) {
+				if (bad < 3)
+					fprintf(stderr, "  XCC %llu sample %llu column %u: %llu\n",
+						x, k, i, v);
+				bad++;
+				break;
+			}
+		}
+	}
+	return header ? 1 : bad;
+}
+
+/* Nothing of a submission is left in the fake kernel; SPM released. */
+static bool fake_clean(void)
+{
+	bool ok = stat_of("ctx_live") == 0 && stat_of("va_live") == 0 &&
+		  stat_of("va_map") == stat_of("va_unmap") &&
+		  stat_of("ctx_alloc") == stat_of("ctx_free") &&
+		  stat_of("gem_create") == stat_of("gem_close") &&
+		  stat_of("owner") == -1;
+
+	if (!ok)
+		fprintf(stderr, "--- fake kernel: ctx %ld/%ld live %ld, va %ld/%ld live %ld, gem %ld/%ld, owner %ld\n",
+			stat_of("ctx_alloc"), stat_of("ctx_free"),
+			stat_of("ctx_live"), stat_of("va_map"),
+			stat_of("va_unmap"), stat_of("va_live"),
+			stat_of("gem_create"), stat_of("gem_close"),
+			stat_of("owner"));
+	return ok;
+}
+
+/*
+ * -e programs the counters: the GC from the device, the start stream
+ * after the first buffer, the stop stream before the last retire, both
+ * run by the fake's own decoder and RLC model; the recording decodes into
+ * the values that model generated, the cycle counter's deltas are the
+ * programmed interval. Without a submission nothing streams.
+ */
+#define PROG_EVENTS "CPC_ALWAYS_COUNT,CPC_ME1_BUSY_FOR_PACKET_DECODE,SQ_WAVES"
+
+static void test_program(void)
+{
+	static const struct want_counter c943[] = {
+		{ "CPC_ALWAYS_COUNT", 16 }, { "CPC_ME1_BUSY_FOR_PACKET_DECODE", 16 },
+		{ "SQ_WAVES", 32 } };
+	static const struct want_counter c941[] = {
+		{ "CPC_UTCL1_STALL_ON_TRANSLATION", 32 }, { "CPC_ALWAYS_COUNT", 32 },
+		{ "SQ_BUSY_CYCLES", 32 } };
+	char file[96], csv[128], cmd[PATH_MAX * 2];
+	unsigned long rows[16], bad;
+
+	snprintf(file, sizeof(file), "%s/prog.spm", params);
+	snprintf(csv, sizeof(csv), "%s/prog.csv", params);
+
+	/*
+	 * GC 9.4.3, one XCC: no -g, the device says. Each job takes 5 ms on
+	 * the "GPU": every sample up to the stop must still reach a buffer
+	 * (the stop stream comes before the last retire).
+	 */
+	CHECK(run("version=1.1,xcc=1,rlc=1,fill_ms=5,cs_delay_ms=5", 0, "-q", "-t", "0.3",
+		  "-T", "20", "-e", PROG_EVENTS, "-I", "32768", "-o", file,
+		  NULL) == 0);
+	CHECK(has("amdgpu-spm-record: device: GC 9.4.3 (AMDGPU_INFO_HW_IP_INFO ip_discovery_version 0x090403)"));
+	CHECK(has("amdgpu-spm-record: started the counters: submitted "));
+	CHECK(has(" as one IB at GPU VA 0x"));
+	CHECK(has("amdgpu-spm-record: stopped the counters: submitted "));
+	CHECK(stat_of("cs_ok") == 2 && stat_of("ib_run") == 2);
+	CHECK(stat_of("ib_bad") == 0 && stat_of("vm_faults") == 0 &&
+	      stat_of("ib_not_in_list") == 0 && stat_of("ring_writes") == 0);
+	CHECK(stat_of("ib_violations") == 0);
+	CHECK(stat_of("spm_start") == 1 && stat_of("spm_stop") == 1);
+	CHECK(stat_of("samples_lost") == 0 && stat_of("samples_programmed") > 100);
+	CHECK(stat_of("bos_live") == 0);
+	CHECK(fake_clean());
+	snprintf(cmd, sizeof(cmd), "%s --counters %s %s 2>&1", dump, csv, file);
+	CHECK(capture(cmd) == 0);
+	CHECK(has("counters: GC 9.4.3, 4 SEs, sample interval 32768 cycles, 320-byte samples, 3 counters\n"));
+	CHECK(has("cycle counter: XCC 0: CPC_ALWAYS_COUNT equals the interval (32768) in all "));
+	CHECK(has("timestamp: XCC 0: deltas from 32768 to 32768 between samples"));
+	snprintf(cmd, sizeof(cmd), "cat %s", csv);
+	CHECK(capture(cmd) == 0);
+	bad = check_csv(c943, 3, 32768, rows);
+	CHECK(bad == 0);
+	/* 0.3 s at 32768 ticks of 100 MHz a sample: about 900 */
+	CHECK(rows[0] > 100);
+	if (bad || rows[0] <= 100)
+		fprintf(stderr, "program 9.4.3: %lu bad rows of %lu\n", bad, rows[0]);
+
+	/* GC 9.4.1 (8 SEs, SEGMENT_SIZE_CORE1), 32-bit CPC counters */
+	CHECK(run("version=1.1,xcc=1,rlc=1,fill_ms=5,gc=9.4.1", 0, "-q", "-t",
+		  "0.3", "-T", "20", "-e",
+		  "CPC_UTCL1_STALL_ON_TRANSLATION:32,CPC_ALWAYS_COUNT:32,SQ_BUSY_CYCLES",
+		  "-I", "16384", "-o", file, NULL) == 0);
+	CHECK(has("device: GC 9.4.1 (AMDGPU_INFO_HW_IP_INFO ip_discovery_version 0x090401)"));
+	CHECK(stat_of("ib_violations") == 0 && stat_of("spm_start") == 1);
+	snprintf(cmd, sizeof(cmd), "%s --counters %s %s 2>&1", dump, csv, file);
+	CHECK(capture(cmd) == 0);
+	CHECK(has("counters: GC 9.4.1, 8 SEs, sample interval 16384 cycles"));
+	CHECK(has("cycle counter: XCC 0: CPC_ALWAYS_COUNT equals the interval (16384) in all "));
+	snprintf(cmd, sizeof(cmd), "cat %s", csv);
+	CHECK(capture(cmd) == 0);
+	bad = check_csv(c941, 3, 16384, rows);
+	CHECK(bad == 0 && rows[0] > 100);
+
+	/*
+	 * Two XCCs (logical 2 and 3); the jobs run on the ring of the second:
+	 * only it streams, and the recorder says why the other does not.
+	 */
+	CHECK(run("version=1.1,xcc=2,first_xcc=2,cs_xcc=1,rlc=1,fill_ms=5", 0,
+		  "-q", "-t", "0.3", "-T", "20", "-e", PROG_EVENTS, "-I",
+		  "32768", "-o", file, NULL) == 0);
+	CHECK(has("1 of the partition's 2 XCCs streamed data"));
+	CHECK(has("XCC 2: 0 bytes"));
+	snprintf(cmd, sizeof(cmd), "%s --counters %s %s 2>&1", dump, csv, file);
+	CHECK(capture(cmd) == 0);
+	CHECK(has("cycle counter: XCC 3: CPC_ALWAYS_COUNT equals the interval (32768)"));
+	CHECK(!strstr(out, "cycle counter: XCC 2"));
+	snprintf(cmd, sizeof(cmd), "cat %s", csv);
+	CHECK(capture(cmd) == 0);
+	bad = check_csv(c943, 3, 32768, rows);
+	CHECK(bad == 0 && rows[2] == 0 && rows[3] > 100);
+
+	/* Nothing submitted, nothing streams: headers only */
+	CHECK(run("version=1.1,xcc=1,rlc=1,fill_ms=5", 0, "-q", "-t", "0.2",
+		  "-T", "20", "-e", PROG_EVENTS, "--no-program", "-o", file,
+		  NULL) == 0);
+	CHECK(stat_of("cs") == 0 && stat_of("samples_programmed") == 0);
+	CHECK(has(" 0 data bytes"));
+	snprintf(cmd, sizeof(cmd), "%s --counters %s %s 2>&1", dump, csv, file);
+	CHECK(capture(cmd) == 0);
+	CHECK(has(" shares, 0 bytes;"));
+	CHECK(!strstr(out, "cycle counter:"));
+	unlink(file);
+	unlink(csv);
+}
+
+/* The GC version: from the device, -g checked against it. */
+static void test_gc(void)
+{
+	/* -g that the device contradicts: nothing acquired */
+	CHECK(run("version=1.1,rlc=1,gc=9.4.2", 0, "-q", "-t", "0.1", "-e",
+		  PROG_EVENTS, "-g", "9.4.3", "-o", "/dev/null", NULL) == 2);
+	CHECK(has("amdgpu-spm-record: --gc 9.4.3 does not match the device, which reports GC 9.4.2 (AMDGPU_INFO_HW_IP_INFO ip_discovery_version 0x090402)"));
+	CHECK(stat_of("acquire") == 0 && stat_of("cs") == 0);
+	/* -g that agrees */
+	CHECK(run("version=1.1,rlc=1,gc=9.4.2", 0, "-q", "-t", "0.1", "-e",
+		  PROG_EVENTS, "-g", "9.4.2", "-o", "/dev/null", NULL) == 0);
+	CHECK(has("--gc 9.4.2 agrees"));
+	/* A GC this tool has no streams for */
+	CHECK(run("version=1.1,rlc=1,gc=9.4.4", 0, "-q", "-t", "0.1", "-e",
+		  PROG_EVENTS, "-o", "/dev/null", NULL) == 6);
+	CHECK(has("the device is GC 9.4.4 (AMDGPU_INFO_HW_IP_INFO ip_discovery_version 0x090404): this tool programs SPM counters on GC 9.4.1, 9.4.2 and 9.4.3 only"));
+	CHECK(run("version=1.1,rlc=1,gc=9.4.4", 0, "-q", "-t", "0.1", "-e",
+		  PROG_EVENTS, "-g", "9.4.3", "-o", "/dev/null", NULL) == 2);
+	/* No ip_discovery_version: soc15.c's revision offsets */
+	CHECK(run("version=1.1,rlc=1,gc=9.4.2,ipdisc=0", 0, "-q", "-t", "0.1",
+		  "-e", PROG_EVENTS, "-o", "/dev/null", NULL) == 0);
+	CHECK(has("device: GC 9.4.2 (no ip_discovery_version; DEV_INFO family 141, device 0x740c, external revision 0x3d = chip revision 0x1 + 0x3c, GFX IP 9.0)"));
+	/* ... which do not tell 9.4.3 from 9.4.4: -g decides */
+	CHECK(run("version=1.1,rlc=1,gc=9.4.3,ipdisc=0", 0, "-q", "-t", "0.1",
+		  "-e", PROG_EVENTS, "-o", "/dev/null", NULL) == 2);
+	CHECK(has("the device is GC 9.4.3 or 9.4.4 (no ip_discovery_version;"));
+	CHECK(has("give --gc 9.4.3 if it is 9.4.3"));
+	CHECK(run("version=1.1,rlc=1,gc=9.4.3,ipdisc=0", 0, "-q", "-t", "0.1",
+		  "-e", PROG_EVENTS, "-g", "9.4.3", "-o", "/dev/null", NULL) == 0);
+	CHECK(has("--gc 9.4.3 agrees"));
+	CHECK(stat_of("spm_start") == 1);
+}
+
+/* A submission that fails or never finishes: said, unwound, released. */
+static void test_submit_errors(void)
+{
+	char file[96], cmd[PATH_MAX * 2];
+
+	snprintf(file, sizeof(file), "%s/err.spm", params);
+	/* The start stream's CS fails: nothing recorded, exit 1 */
+	CHECK(run("version=1.1,rlc=1,fail=cs:ENOMEM", 0, "-q", "-t", "0.2",
+		  "-e", PROG_EVENTS, "-o", file, NULL) == 1);
+	CHECK(has("amdgpu-spm-record: submitting the start stream failed: amdgpu_cs_submit_raw2: Cannot allocate memory"));
+	CHECK(has("the counters were not started"));
+	CHECK(stat_of("release") == 1 && stat_of("spm_start") == 0);
+	CHECK(fake_clean());
+	/* It never finishes: a timeout, the same unwinding */
+	CHECK(run("version=1.1,rlc=1,cs_hang=1", 0, "-q", "-t", "0.2", "-e",
+		  PROG_EVENTS, "-o", file, NULL) == 1);
+	CHECK(has("the start stream did not finish within 5 s (its fence did not signal)"));
+	CHECK(stat_of("wait_busy") == 1 && stat_of("release") == 1);
+	CHECK(fake_clean());
+	/* The stop stream fails: the recording is complete, RELEASE stops */
+	CHECK(run("version=1.1,rlc=1,fill_ms=5,fail=cs:ENOMEM:2", 0, "-q", "-t",
+		  "0.2", "-T", "20", "-e", PROG_EVENTS, "-o", file, NULL) == 1);
+	CHECK(has("started the counters"));
+	CHECK(has("submitting the stop stream failed: amdgpu_cs_submit_raw2: Cannot allocate memory"));
+	CHECK(has("RELEASE stops counting on every XCC of the partition all the same"));
+	CHECK(stat_of("release") == 1 && stat_of("spm_stop") == 0);
+	CHECK(fake_clean());
+	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", dump, file);
+	CHECK(capture(cmd) == 0);
+	CHECK(has("complete: "));
+	unlink(file);
+}
+
 /* The kernel stopped SPM (ring registers changed): said as such, exit 1. */
 static void test_stopped(void)
 {
@@ -517,6 +834,7 @@ int main(int argc, char **argv)
 		perror("mkdtemp");
 		return 2;
 	}
+	snprintf(stats, sizeof(stats), "%s/fake.stats", params);
 
 	test_refusals();
 	test_gtt_buffers();
@@ -525,9 +843,13 @@ int main(int argc, char **argv)
 	test_loss();
 	test_clock();
 	test_decode();
+	test_program();
+	test_gc();
+	test_submit_errors();
 
 	put_param("spm_paranoid", NULL);
 	put_param("spm_unsafe_vmid0", NULL);
+	unlink(stats);
 	rmdir(params);
 	return unit_done();
 }
