@@ -15,7 +15,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -30,6 +32,7 @@
 #include "igt.h"
 #include "igt_sysfs.h"
 #include "amdgpu_drm.h"
+#include "lib/amdgpu/amd_memory.h"
 
 IGT_TEST_DESCRIPTION("Test the amdgpu profiler ioctl: version probe, SPM "
 		     "ownership, destination buffers, RESERVE_VMID "
@@ -831,6 +834,1071 @@ static void test_spm_data_loss(int fd, uint32_t version, void *a, void *b)
 	igt_assert_eq(spm(fd, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
+/* ---- The streamed cycle counter: spm-stream-cycles ---- */
+
+/*
+ * One SPM counter streamed for real: CPC_PERF_SEL_ALWAYS_COUNT, 16 bits, on
+ * GC 9.4.1 (MI100), 9.4.2 (MI200) and 9.4.3 (MI300). The start and stop
+ * streams are the minimum of what the series' reference tool writes for
+ * that counter (tools/amdgpu-profiler/spm_program.c in the series' tree:
+ * the step numbers below are its spm_program_start()'s, where each choice
+ * is argued). Register numbers and fields are those of the kernel's
+ * drivers/gpu/drm/amd/include/asic_reg/gc/ headers: gc_9_4_2_offset.h and
+ * gc_9_4_3_offset.h, and gc_9_0_offset.h for GC 9.4.1 (whose
+ * gc_9_4_1_offset.h has none of them); enumerated values are vega10_enum.h's,
+ * PM4 is amdgpu/soc15d.h's. The kernel owns ring base, size, threshold,
+ * SPM VMID, read pointer, ring mode and DISABLE_AND_RESET: untouched here.
+ *
+ * A sample is two 32-byte lines of 16-bit slots: slots 0-3 a 64-bit
+ * timestamp, slot 4 the counter, the rest unused.
+ */
+#define GC_9_4_1		0x090401	/* as ip_discovery_version */
+#define GC_9_4_2		0x090402
+#define GC_9_4_3		0x090403
+
+#define SPM_HEADER_BYTES	32u
+#define SPM_SAMPLE_BYTES	64u
+#define SPM_SLOT_CYCLES		4
+
+/*
+ * The programmed sample interval in SCLK cycles: a multiple of 32 (what the
+ * RLC takes) that is no power of two, so a mis-placed field cannot pass.
+ */
+#define SPM_CYCLES_INTERVAL	12000u
+
+/*
+ * How far a sample's cycle count may be from SPM_CYCLES_INTERVAL. Assumed:
+ * the RLC samples every interval SCLK cycles (PERFMON_SAMPLE_INTERVAL is in
+ * SCLK cycles), CPC_PERF_SEL_ALWAYS_COUNT counts one per SCLK cycle, and
+ * SPM counters restart with every sample, so each sample holds the cycles of
+ * one interval: the interval exactly, give or take when the sample strobe
+ * reaches the counter. A fixed strobe delay (what the RLC's per-block
+ * SAMPLE_DELAY registers even out) does not change the count between two
+ * strobes; only jitter in it does, a few cycles. 8 allows for that and is
+ * less than half the 32-cycle step of the interval, so a wrong interval, a
+ * counter of another clock or half or twice the interval fails.
+ */
+#define SPM_CYCLES_TOLERANCE	8u
+
+/* XCC-local dword addresses: reg + 0x2000 (BASE_IDX 0), + 0xA000 (BASE_IDX
+ * 1): GC_BASE__INST0_SEG0/1 of arct_ip_offset.h and aldebaran_ip_offset.h,
+ * XCC_REG_RANGE_0_LOW/1_LOW of gfx_v9_4_3.c */
+#define SEG0(reg)		(0x2000u + (reg))
+#define SEG1(reg)		(0xA000u + (reg))
+#define R_GRBM_GFX_INDEX	SEG1(0x2200)
+#define R_CP_PERFMON_CNTL	SEG1(0x3808)
+#define R_CPC_PERFCOUNTER0_SELECT SEG1(0x3809)
+#define R_RLC_SPM_PERFMON_CNTL	SEG1(0x3c80)
+#define R_RLC_SPM_SEGMENT_SIZE	SEG1(0x3c84)
+#define R_RLC_SPM_SE_MUXSEL_ADDR SEG1(0x3c85)
+#define R_RLC_SPM_GLOBAL_MUXSEL_ADDR SEG1(0x3c9b)
+#define R_RLC_SPM_GLOBAL_MUXSEL_DATA SEG1(0x3c9c)
+#define R_RLC_SPM_SEGMENT_SIZE_CORE1 SEG1(0x3caf)	/* gc_9_4_2 only */
+#define R_RLC_PERFMON_CLK_CNTL	SEG1(0x3cbf)	/* not in gc_9_4_3 */
+#define R_COMPUTE_PERFCOUNT_ENABLE SEG0(0x0e0b)
+
+/* GRBM_GFX_INDEX: SE_ 31, INSTANCE_ 30, SH_BROADCAST_WRITES 29 */
+#define GRBM_BROADCAST		0xe0000000u
+#define GRBM_INSTANCE_0		0xa0000000u
+/* CP_PERFMON_CNTL.SPM_PERFMON_STATE 7:4: START_COUNTING 1, STOP_COUNTING 2 */
+#define SPM_START		0x10u
+#define SPM_STOP		0x20u
+/* RLC_SPM_PERFMON_CNTL: PERFMON_SAMPLE_INTERVAL 31:16, PERFMON_RING_MODE
+ * 13:12 = 0 (the kernel's mode; this write replaces it) */
+#define RLC_SPM_CNTL		(SPM_CYCLES_INTERVAL << 16)
+/* CPC_PERFCOUNTER0_SELECT: CNTR_SEL0 = CPC_PERF_SEL_ALWAYS_COUNT (0),
+ * SPM_MODE 23:20 = PERFMON_SPM_MODE_16BIT_CLAMP (1) */
+#define CPC_SELECT		0x00100000u
+/* PERFMON_SEGMENT_SIZE 7:0 = 2 lines, GLOBAL_NUM_LINE 15:11 = 2, no SE */
+#define SEGMENT_SIZE		0x1002u
+
+#define PKT3(op, n)		(3u << 30 | ((op) & 0xffu) << 8 | \
+				 ((uint32_t)(n) & 0x3fffu) << 16)
+#define PKT3_NOP		0xffff1000u	/* PACKET3(PACKET3_NOP, 0x3FFF) */
+#define OP_WRITE_DATA		0x37u
+#define OP_EVENT_WRITE		0x46u
+#define OP_SET_SH_REG		0x76u
+#define OP_SET_UCONFIG_REG	0x79u
+#define SH_REG_START		0x2c00u
+#define UCONFIG_REG_START	0xc000u
+#define WRITE_DATA_REG		(1u << 16 | 1u << 20)	/* WR_ONE_ADDR, WR_CONFIRM */
+#define CS_PARTIAL_FLUSH	(7u | 4u << 8)	/* EVENT_TYPE(7) | EVENT_INDEX(4) */
+
+/* Global mux RAM: 0xf0f0 x 4 the timestamp, then CPC (SPM global block 1)
+ * instance 0 counter 0 = 1 << 6, the rest unused (0xffff) */
+static const uint32_t spm_global_mux[16] = {
+	0xf0f0f0f0, 0xf0f0f0f0, 0xffff0040, 0xffffffff,
+	0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+	0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+	0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+};
+
+enum spm_op { UCONFIG, SH, FLUSH, MUX };
+
+#define P941	0x1u
+#define P942	0x2u
+#define P943	0x4u
+#define PALL	(P941 | P942 | P943)
+
+struct spm_write {
+	uint8_t op, parts;
+	uint32_t reg, val;
+};
+
+static const struct spm_write spm_start_stream[] = {
+	{ UCONFIG, P941 | P942, R_RLC_PERFMON_CLK_CNTL, 1 },		/* 1. */
+	{ UCONFIG, PALL, R_GRBM_GFX_INDEX, GRBM_BROADCAST },		/* 2. */
+	{ FLUSH, PALL },						/* 3. */
+	{ UCONFIG, PALL, R_CP_PERFMON_CNTL, SPM_STOP },			/* 4. */
+	{ FLUSH, PALL },						/* 5. */
+	{ UCONFIG, PALL, R_RLC_SPM_PERFMON_CNTL, RLC_SPM_CNTL },	/* 6. */
+	{ UCONFIG, PALL, R_GRBM_GFX_INDEX, GRBM_INSTANCE_0 },		/* 9. */
+	{ UCONFIG, PALL, R_CPC_PERFCOUNTER0_SELECT, CPC_SELECT },	/* 10. */
+	{ UCONFIG, PALL, R_GRBM_GFX_INDEX, GRBM_BROADCAST },		/* 12. */
+	{ UCONFIG, PALL, R_RLC_SPM_SEGMENT_SIZE, SEGMENT_SIZE },	/* 13. */
+	{ UCONFIG, P941 | P942, R_RLC_SPM_SEGMENT_SIZE_CORE1, 0 },	/* 14. */
+	{ UCONFIG, PALL, R_RLC_SPM_GLOBAL_MUXSEL_ADDR, 0 },		/* 15. */
+	{ MUX, PALL, R_RLC_SPM_GLOBAL_MUXSEL_DATA },			/* 16. */
+	{ UCONFIG, PALL, R_RLC_SPM_GLOBAL_MUXSEL_ADDR, 0 },		/* 18. */
+	{ UCONFIG, PALL, R_RLC_SPM_SE_MUXSEL_ADDR, 0 },
+	{ FLUSH, PALL },						/* 19. */
+	{ SH, PALL, R_COMPUTE_PERFCOUNT_ENABLE, 1 },			/* 20. */
+	{ UCONFIG, PALL, R_CP_PERFMON_CNTL, SPM_START },		/* 21. */
+	{ FLUSH, PALL },						/* 22. */
+};
+
+/* spm_program_stop() */
+static const struct spm_write spm_stop_stream[] = {
+	{ UCONFIG, PALL, R_GRBM_GFX_INDEX, GRBM_BROADCAST },
+	{ FLUSH, PALL },
+	{ UCONFIG, PALL, R_CP_PERFMON_CNTL, SPM_STOP },
+	{ UCONFIG, P941 | P942, R_RLC_PERFMON_CLK_CNTL, 0 },
+};
+
+static const struct {
+	uint32_t gc;
+	unsigned int part;
+	const char *name;
+} spm_parts[] = {
+	{ GC_9_4_1, P941, "MI100 (GC 9.4.1)" },
+	{ GC_9_4_2, P942, "MI200 (GC 9.4.2)" },
+	{ GC_9_4_3, P943, "MI300 (GC 9.4.3)" },
+};
+
+static unsigned int spm_part(uint32_t gc, const char **name)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(spm_parts); i++) {
+		if (spm_parts[i].gc == gc) {
+			*name = spm_parts[i].name;
+			return spm_parts[i].part;
+		}
+	}
+	return 0;
+}
+
+/* The start or stop stream into ib, NOP-padded to 8 dwords; its length */
+static int spm_stream_build(uint32_t gc, bool start, uint32_t *ib,
+			    size_t max_dw)
+{
+	const struct spm_write *w = start ? spm_start_stream : spm_stop_stream;
+	size_t n = start ? ARRAY_SIZE(spm_start_stream) :
+			   ARRAY_SIZE(spm_stop_stream);
+	const char *name;
+	unsigned int part = spm_part(gc, &name);
+	size_t len = 0;
+
+#define EMIT(dw) do { if (len < max_dw) ib[len] = (dw); len++; } while (0)
+	if (!part)
+		return -EOPNOTSUPP;
+	for (size_t i = 0; i < n; i++, w++) {
+		if (!(w->parts & part))
+			continue;
+		switch (w->op) {
+		case UCONFIG:
+			EMIT(PKT3(OP_SET_UCONFIG_REG, 1));
+			EMIT(w->reg - UCONFIG_REG_START);
+			EMIT(w->val);
+			break;
+		case SH:
+			EMIT(PKT3(OP_SET_SH_REG, 1));
+			EMIT(w->reg - SH_REG_START);
+			EMIT(w->val);
+			break;
+		case FLUSH:
+			EMIT(PKT3(OP_EVENT_WRITE, 0));
+			EMIT(CS_PARTIAL_FLUSH);
+			break;
+		case MUX:	/* the RLC steps the address itself */
+			EMIT(PKT3(OP_WRITE_DATA, 2 + 16));
+			EMIT(WRITE_DATA_REG);
+			EMIT(w->reg);
+			EMIT(0);
+			for (unsigned int k = 0; k < 16; k++)
+				EMIT(spm_global_mux[k]);
+			break;
+		}
+	}
+	while (len % 8)
+		EMIT(PKT3_NOP);
+#undef EMIT
+	return len > max_dw ? -ENOSPC : (int)len;
+}
+
+static uint32_t slot16(const uint8_t *s, unsigned int slot)
+{
+	return s[2 * slot] | (uint32_t)s[2 * slot + 1] << 8;
+}
+
+static void spm_sample_decode(const uint8_t *data, uint32_t k, uint64_t *ts,
+			      uint32_t *cycles)
+{
+	const uint8_t *s = data + (size_t)k * SPM_SAMPLE_BYTES;
+
+	*ts = 0;
+	for (unsigned int i = 0; i < 4; i++)
+		*ts |= (uint64_t)slot16(s, i) << (16 * i);
+	*cycles = slot16(s, SPM_SLOT_CYCLES);
+}
+
+static void spm_sample_encode(uint8_t *data, uint32_t k, uint64_t ts,
+			      uint32_t cycles)
+{
+	uint8_t *s = data + (size_t)k * SPM_SAMPLE_BYTES;
+
+	memset(s, 0xff, SPM_SAMPLE_BYTES);
+	for (unsigned int i = 0; i < 8; i++)
+		s[i] = ts >> (8 * i);
+	s[2 * SPM_SLOT_CYCLES] = cycles;
+	s[2 * SPM_SLOT_CYCLES + 1] = cycles >> 8;
+}
+
+/*
+ * The checker of a stream's buffers: it records failures (the first one's
+ * text) rather than asserting, so that spm-stream-checker can feed it fakes.
+ */
+struct spm_check {
+	uint32_t version, num_xcc, share;
+	bool measure;	/* check cycles and timestamps, want data */
+	struct {
+		uint32_t xcc, seq, min_cycles, max_cycles;
+		uint64_t last_ts, samples;
+		bool have_ts;
+	} xcc[SPM_MAX_XCC];
+	unsigned int buffers, errors;
+	char msg[256];
+};
+
+static void spm_check_init(struct spm_check *c, uint32_t version,
+			   uint32_t num_xcc, uint32_t share)
+{
+	memset(c, 0, sizeof(*c));
+	c->version = version;
+	c->num_xcc = min(num_xcc, SPM_MAX_XCC);
+	c->share = share;
+	for (unsigned int i = 0; i < SPM_MAX_XCC; i++)
+		c->xcc[i].min_cycles = UINT32_MAX;
+}
+
+__attribute__((format(printf, 2, 3)))
+static void spm_fail(struct spm_check *c, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (c->errors++)
+		return;
+	n = snprintf(c->msg, sizeof(c->msg), "buffer %u: ", c->buffers);
+	va_start(ap, fmt);
+	vsnprintf(c->msg + n, sizeof(c->msg) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void spm_check_samples(struct spm_check *c, unsigned int i,
+			      const uint8_t *data, uint32_t bytes)
+{
+	for (uint32_t k = 0; k < bytes / SPM_SAMPLE_BYTES; k++) {
+		uint32_t cycles, d;
+		uint64_t ts;
+
+		spm_sample_decode(data, k, &ts, &cycles);
+		if (c->measure) {
+			d = cycles > SPM_CYCLES_INTERVAL ?
+			    cycles - SPM_CYCLES_INTERVAL :
+			    SPM_CYCLES_INTERVAL - cycles;
+			if (d > SPM_CYCLES_TOLERANCE)
+				spm_fail(c, "share %u sample %u: %u cycles, want %u +- %u",
+					 i, k, cycles, SPM_CYCLES_INTERVAL,
+					 SPM_CYCLES_TOLERANCE);
+			if (c->xcc[i].have_ts && ts <= c->xcc[i].last_ts)
+				spm_fail(c, "share %u sample %u: timestamp %"PRIu64" after %"PRIu64,
+					 i, k, ts, c->xcc[i].last_ts);
+			c->xcc[i].min_cycles = min(c->xcc[i].min_cycles, cycles);
+			c->xcc[i].max_cycles = max(c->xcc[i].max_cycles, cycles);
+		}
+		c->xcc[i].last_ts = ts;
+		c->xcc[i].have_ts = true;
+		c->xcc[i].samples++;
+	}
+}
+
+/*
+ * Check one retired buffer: SET_DEST_BUF reported @bytes and @loss for it,
+ * the call that installed it ran from @inst0 to @inst1 (CLOCK_BOOTTIME ns),
+ * the one that retired it returned at @retired. Returns the failures.
+ */
+static unsigned int spm_check_buffer(struct spm_check *c, const void *buf,
+				     uint32_t bytes, uint32_t loss,
+				     uint64_t inst0, uint64_t inst1,
+				     uint64_t retired)
+{
+	const uint32_t cap = c->share - SPM_HEADER_BYTES;
+	unsigned int errors = c->errors;
+	uint64_t sum = 0;
+	uint32_t or = 0;
+
+	for (unsigned int i = 0; i < c->num_xcc; i++) {
+		const uint8_t *share = (const uint8_t *)buf + (size_t)i * c->share;
+		struct drm_amdgpu_spm_buffer_header h;
+		uint32_t info, xcc;
+		uint64_t start;
+
+		memcpy(&h, share, sizeof(h));
+		info = h.info.xcc_info;
+		xcc = AMDGPU_SPM_HDR_XCC(info);
+		sum += h.bytes_copied;
+		or |= h.has_data_loss;
+
+		/* The header words of amdgpu_drm.h (interface 1.1) */
+		if (h.version != c->version)
+			spm_fail(c, "share %u: version %#x, GET_VER said %#x",
+				 i, h.version, c->version);
+		if (AMDGPU_SPM_HDR_SHARE(info) != i ||
+		    AMDGPU_SPM_HDR_NUM_SHARES(info) != c->num_xcc || info >> 24)
+			spm_fail(c, "share %u: xcc_info %#x, want share %u of %u",
+				 i, info, i, c->num_xcc);
+		if (i && xcc <= c->xcc[i - 1].xcc)
+			spm_fail(c, "share %u: XCC %u after XCC %u", i, xcc,
+				 c->xcc[i - 1].xcc);
+		if (c->buffers && xcc != c->xcc[i].xcc)
+			spm_fail(c, "share %u: XCC %u, was XCC %u", i, xcc,
+				 c->xcc[i].xcc);
+		c->xcc[i].xcc = xcc;
+		/* Consecutive per XCC, from 1 after ACQUIRE */
+		if (c->xcc[i].seq ? h.info.seq != c->xcc[i].seq + 1 : !h.info.seq)
+			spm_fail(c, "share %u: seq %u after %u", i, h.info.seq,
+				 c->xcc[i].seq);
+		c->xcc[i].seq = h.info.seq;
+		start = (uint64_t)h.info.start_ns_hi << 32 | h.info.start_ns_lo;
+		if (start < inst0 || start > inst1)
+			spm_fail(c, "share %u: start %"PRIu64" ns outside its SET_DEST_BUF [%"PRIu64", %"PRIu64"]",
+				 i, start, inst0, inst1);
+		if (!h.bytes_copied ? h.info.last_us != 0 :
+		    h.info.last_us != UINT32_MAX &&
+		    start + h.info.last_us * 1000ull > retired)
+			spm_fail(c, "share %u: last copy %u us after its start, %u bytes",
+				 i, h.info.last_us, h.bytes_copied);
+		/* Whole samples within the share */
+		if (h.bytes_copied > cap || h.bytes_copied % SPM_SAMPLE_BYTES)
+			spm_fail(c, "share %u: %u bytes, not whole %u-byte samples within %u",
+				 i, h.bytes_copied, SPM_SAMPLE_BYTES, cap);
+		/* No loss; a full share (data left in the ring) is not loss */
+		if (h.has_data_loss & ~AMDGPU_SPM_LOSS_FULL)
+			spm_fail(c, "share %u: has_data_loss %#x", i,
+				 h.has_data_loss);
+		if ((h.has_data_loss & AMDGPU_SPM_LOSS_FULL) && h.bytes_copied != cap)
+			spm_fail(c, "share %u: full with %u of %u bytes", i,
+				 h.bytes_copied, cap);
+		if (c->measure && !h.bytes_copied)
+			spm_fail(c, "share %u (XCC %u): no samples", i, xcc);
+		if (h.bytes_copied <= cap)
+			spm_check_samples(c, i, share + SPM_HEADER_BYTES,
+					  h.bytes_copied);
+	}
+	if (sum != bytes || or != loss)
+		spm_fail(c, "SET_DEST_BUF said %u bytes, loss %#x; shares %"PRIu64", %#x",
+			 bytes, loss, sum, or);
+	c->buffers++;
+	return c->errors - errors;
+}
+
+/* ---- spm-stream-checker: the checker must catch each of these ---- */
+
+#define FAKE_XCC	2
+#define FAKE_SAMPLES	8
+#define FAKE_SHARE	(SPM_HEADER_BYTES + FAKE_SAMPLES * SPM_SAMPLE_BYTES)
+#define FAKE_CAP	(FAKE_SHARE - SPM_HEADER_BYTES)
+#define FAKE_BUFFERS	3
+#define FAKE_VERSION	((1u << 24) | 1)
+#define FAKE_RETIRED	1000000000ull
+
+struct fake {
+	struct spm_check c;
+	uint8_t buf[FAKE_BUFFERS][FAKE_XCC * FAKE_SHARE];
+	uint32_t bytes[FAKE_BUFFERS], loss[FAKE_BUFFERS];
+};
+
+static uint64_t fake_inst(unsigned int b)
+{
+	return 1000ull * (b + 1);
+}
+
+static struct drm_amdgpu_spm_buffer_header *
+fake_hdr(struct fake *f, unsigned int b, unsigned int i)
+{
+	return (void *)(f->buf[b] + (size_t)i * FAKE_SHARE);
+}
+
+static uint8_t *fake_data(struct fake *f, unsigned int b, unsigned int i)
+{
+	return f->buf[b] + (size_t)i * FAKE_SHARE + SPM_HEADER_BYTES;
+}
+
+static uint64_t fake_ts(struct fake *f, unsigned int b, unsigned int i,
+			unsigned int k)
+{
+	uint32_t cycles;
+	uint64_t ts;
+
+	spm_sample_decode(fake_data(f, b, i), k, &ts, &cycles);
+	return ts;
+}
+
+/* Three buffers of XCCs 2 and 3 after a probe (seq 1), 7 samples a share */
+static void fake_stream(struct fake *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (unsigned int b = 0; b < FAKE_BUFFERS; b++) {
+		for (unsigned int i = 0; i < FAKE_XCC; i++) {
+			struct drm_amdgpu_spm_buffer_header *h = fake_hdr(f, b, i);
+			uint64_t start = fake_inst(b) + 10;
+
+			h->version = FAKE_VERSION;
+			h->bytes_copied = FAKE_CAP - SPM_SAMPLE_BYTES;
+			h->info.xcc_info = AMDGPU_SPM_HDR_XCC_INFO(2 + i, FAKE_XCC, i);
+			h->info.seq = b + 2;
+			h->info.start_ns_lo = (uint32_t)start;
+			h->info.start_ns_hi = start >> 32;
+			h->info.last_us = 5;
+			for (unsigned int k = 0; k < FAKE_SAMPLES - 1; k++)
+				spm_sample_encode(fake_data(f, b, i), k,
+						  (b * FAKE_SAMPLES + k + 1) * 600ull,
+						  SPM_CYCLES_INTERVAL);
+			f->bytes[b] += h->bytes_copied;
+		}
+	}
+	spm_check_init(&f->c, FAKE_VERSION, FAKE_XCC, FAKE_SHARE);
+	for (unsigned int i = 0; i < FAKE_XCC; i++)
+		f->c.xcc[i].seq = 1;
+	f->c.measure = true;
+}
+
+/* A fault in share 1 of buffer 1: h is its header */
+static void fault_version(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	h->version = 1u << 24;
+}
+
+static void fault_share_index(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	h->info.xcc_info ^= 1u << 16;
+}
+
+static void fault_num_shares(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	h->info.xcc_info += 1u << 8;
+}
+
+static void fault_high_bits(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	h->info.xcc_info |= 1u << 24;
+}
+
+static void fault_xcc_order(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	h->info.xcc_info = (h->info.xcc_info & ~0xffu) | 1;
+}
+
+static void fault_xcc_changed(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	h->info.xcc_info += 1;
+}
+
+static void fault_seq_gap(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	h->info.seq++;
+}
+
+static void fault_seq_repeated(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	h->info.seq--;
+}
+
+static void fault_start_early(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	h->info.start_ns_lo = fake_inst(1) - 1;
+}
+
+static void fault_start_late(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	h->info.start_ns_lo = fake_inst(2) + 1;
+}
+
+static void fault_last_us_empty(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	f->bytes[1] -= h->bytes_copied;
+	h->bytes_copied = 0;
+	f->c.measure = false;
+}
+
+static void fault_last_us_late(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	h->info.last_us = FAKE_RETIRED / 1000;
+}
+
+static void fault_partial_sample(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	h->bytes_copied -= 32;
+	f->bytes[1] -= 32;
+}
+
+static void fault_over_share(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	h->bytes_copied = FAKE_CAP + SPM_SAMPLE_BYTES;
+	f->bytes[1] += 2 * SPM_SAMPLE_BYTES;
+}
+
+static void fault_lost(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	f->loss[1] = h->has_data_loss = AMDGPU_SPM_LOSS_SAMPLES;
+}
+
+static void fault_unknown_loss(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	f->loss[1] = h->has_data_loss = 1u << 2;
+}
+
+static void fault_full_not_full(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	f->loss[1] = h->has_data_loss = AMDGPU_SPM_LOSS_FULL;
+}
+
+static void ok_full(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	spm_sample_encode(fake_data(f, 1, 1), FAKE_SAMPLES - 1,
+			  fake_ts(f, 1, 1, FAKE_SAMPLES - 2) + 1,
+			  SPM_CYCLES_INTERVAL);
+	h->bytes_copied = FAKE_CAP;
+	f->bytes[1] += SPM_SAMPLE_BYTES;
+	f->loss[1] = h->has_data_loss = AMDGPU_SPM_LOSS_FULL;
+}
+
+static void fault_empty(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	f->bytes[1] -= h->bytes_copied;
+	h->bytes_copied = 0;
+	h->info.last_us = 0;
+}
+
+static void ok_empty_warmup(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	fault_empty(f, h);
+	f->c.measure = false;
+}
+
+static void set_cycles(struct fake *f, unsigned int k, uint32_t cycles)
+{
+	spm_sample_encode(fake_data(f, 1, 1), k, fake_ts(f, 1, 1, k), cycles);
+}
+
+static void ok_cycles_edge(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	set_cycles(f, 3, SPM_CYCLES_INTERVAL + SPM_CYCLES_TOLERANCE);
+	set_cycles(f, 4, SPM_CYCLES_INTERVAL - SPM_CYCLES_TOLERANCE);
+}
+
+static void fault_cycles_high(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	set_cycles(f, 3, SPM_CYCLES_INTERVAL + SPM_CYCLES_TOLERANCE + 1);
+}
+
+static void fault_cycles_low(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	set_cycles(f, 3, SPM_CYCLES_INTERVAL - SPM_CYCLES_TOLERANCE - 1);
+}
+
+static void fault_cycles_half(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	set_cycles(f, 3, SPM_CYCLES_INTERVAL / 2);
+}
+
+static void fault_ts_back(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	spm_sample_encode(fake_data(f, 1, 1), 3, fake_ts(f, 1, 1, 2) - 1,
+			  SPM_CYCLES_INTERVAL);
+}
+
+static void fault_ts_same(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	spm_sample_encode(fake_data(f, 1, 1), 3, fake_ts(f, 1, 1, 2),
+			  SPM_CYCLES_INTERVAL);
+}
+
+static void fault_ts_back_across(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	spm_sample_encode(fake_data(f, 1, 1), 0,
+			  fake_ts(f, 0, 1, FAKE_SAMPLES - 2) - 1,
+			  SPM_CYCLES_INTERVAL);
+}
+
+static void fault_total_bytes(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	f->bytes[1] += SPM_SAMPLE_BYTES;
+}
+
+static void fault_total_loss(struct fake *f, struct drm_amdgpu_spm_buffer_header *h)
+{
+	f->loss[1] = AMDGPU_SPM_LOSS_FULL;
+}
+
+static const struct {
+	const char *name;
+	void (*apply)(struct fake *f, struct drm_amdgpu_spm_buffer_header *h);
+	const char *want;	/* in the first failure; NULL: must pass */
+} spm_faults[] = {
+	{ "good", NULL, NULL },
+	{ "version", fault_version, "version" },
+	{ "share-index", fault_share_index, "xcc_info" },
+	{ "num-shares", fault_num_shares, "xcc_info" },
+	{ "xcc-info-high-bits", fault_high_bits, "xcc_info" },
+	{ "xcc-order", fault_xcc_order, "after XCC" },
+	{ "xcc-changed", fault_xcc_changed, "was XCC" },
+	{ "seq-gap", fault_seq_gap, "seq" },
+	{ "seq-repeated", fault_seq_repeated, "seq" },
+	{ "start-before-install", fault_start_early, "start" },
+	{ "start-after-install", fault_start_late, "start" },
+	{ "last-us-without-data", fault_last_us_empty, "last copy" },
+	{ "last-us-after-retire", fault_last_us_late, "last copy" },
+	{ "partial-sample", fault_partial_sample, "whole" },
+	{ "bytes-over-share", fault_over_share, "whole" },
+	{ "lost-samples", fault_lost, "has_data_loss" },
+	{ "unknown-loss-bit", fault_unknown_loss, "has_data_loss" },
+	{ "full-bit-share-not-full", fault_full_not_full, "full with" },
+	{ "full-bit-share-full", ok_full, NULL },
+	{ "empty-share-measured", fault_empty, "no samples" },
+	{ "empty-share-warmup", ok_empty_warmup, NULL },
+	{ "cycles-at-tolerance", ok_cycles_edge, NULL },
+	{ "cycles-over-tolerance", fault_cycles_high, "cycles" },
+	{ "cycles-under-tolerance", fault_cycles_low, "cycles" },
+	{ "cycles-half-interval", fault_cycles_half, "cycles" },
+	{ "timestamp-backwards", fault_ts_back, "timestamp" },
+	{ "timestamp-repeated", fault_ts_same, "timestamp" },
+	{ "timestamp-backwards-across-buffers", fault_ts_back_across, "timestamp" },
+	{ "total-bytes", fault_total_bytes, "SET_DEST_BUF said" },
+	{ "total-loss", fault_total_loss, "SET_DEST_BUF said" },
+};
+
+static void test_spm_stream_checker_fault(unsigned int n)
+{
+	static struct fake f;
+	unsigned int errors = 0;
+
+	fake_stream(&f);
+	if (spm_faults[n].apply)
+		spm_faults[n].apply(&f, fake_hdr(&f, 1, 1));
+	for (unsigned int b = 0; b < FAKE_BUFFERS; b++)
+		errors += spm_check_buffer(&f.c, f.buf[b], f.bytes[b], f.loss[b],
+					   fake_inst(b), fake_inst(b) + 100,
+					   FAKE_RETIRED);
+	igt_assert_eq(f.c.buffers, FAKE_BUFFERS);
+	igt_assert_eq(errors, f.c.errors);
+	if (!spm_faults[n].want) {
+		igt_assert_f(!errors, "%s\n", f.c.msg);
+		return;
+	}
+	igt_assert_f(errors && strstr(f.c.msg, spm_faults[n].want) &&
+		     !strncmp(f.c.msg, "buffer 1:", 9),
+		     "want \"%s\" in buffer 1, got \"%s\"\n", spm_faults[n].want,
+		     f.c.msg);
+}
+
+/* The streams decoded back: the writes a profiler relies on */
+static void test_spm_stream_checker_streams(void)
+{
+	static const uint32_t other[] = { 0, 0x090000, 0x090400, 0x090404, 0x0b0000 };
+	uint32_t ib[512], mux[16];
+
+	for (unsigned int p = 0; p < ARRAY_SIZE(spm_parts); p++) {
+		uint32_t gc = spm_parts[p].gc;
+		bool gc943 = gc == GC_9_4_3;
+
+		for (int start = 1; start >= 0; start--) {
+			int n = spm_stream_build(gc, start, ib, ARRAY_SIZE(ib));
+			int64_t cntl = -1, first = -1, clk = -1, core1 = -1,
+				interval = -1, select = -1, segment = -1;
+			unsigned int muxes = 0;
+
+			igt_assert_lt(0, n);
+			igt_assert_eq(n % 8, 0);
+			for (int i = 0; i < n;) {
+				uint32_t op = (ib[i] >> 8) & 0xff;
+				int count = (ib[i] >> 16) & 0x3fff;
+				uint32_t reg;
+
+				if (ib[i] == PKT3_NOP) {
+					i++;
+					continue;
+				}
+				igt_assert_eq_u32(ib[i] >> 30, 3);
+				igt_assert_lte(i + count + 2, n);
+				reg = ib[i + 1] + (op == OP_SET_SH_REG ? SH_REG_START :
+						   UCONFIG_REG_START);
+				if (op == OP_WRITE_DATA) {
+					igt_assert_eq_u32(ib[i + 2], R_RLC_SPM_GLOBAL_MUXSEL_DATA);
+					igt_assert_eq(count - 2, 16);
+					memcpy(mux, &ib[i + 4], sizeof(mux));
+					muxes++;
+				} else if (op == OP_SET_UCONFIG_REG || op == OP_SET_SH_REG) {
+					/* never the kernel's: ring, rdptr, threshold, MC/INT_CNTL */
+					igt_assert(!(reg >= SEG1(0x3c81) && reg <= SEG1(0x3c83)) &&
+						   reg != SEG1(0x3c9d) && reg != SEG1(0x3c9e) &&
+						   reg != SEG1(0x4c71) && reg != SEG1(0x4c72));
+					if (reg == R_CP_PERFMON_CNTL) {
+						if (first < 0)
+							first = ib[i + 2];
+						cntl = ib[i + 2];
+					}
+					clk = reg == R_RLC_PERFMON_CLK_CNTL ? ib[i + 2] : clk;
+					core1 = reg == R_RLC_SPM_SEGMENT_SIZE_CORE1 ? ib[i + 2] : core1;
+					interval = reg == R_RLC_SPM_PERFMON_CNTL ? ib[i + 2] : interval;
+					select = reg == R_CPC_PERFCOUNTER0_SELECT ? ib[i + 2] : select;
+					segment = reg == R_RLC_SPM_SEGMENT_SIZE ? ib[i + 2] : segment;
+				} else {
+					igt_assert_eq_u32(op, OP_EVENT_WRITE);
+				}
+				i += count + 2;
+			}
+			/* stopped (never reset), then started; stop stops */
+			igt_assert_eq(first, SPM_STOP);
+			igt_assert_eq(cntl, start ? SPM_START : SPM_STOP);
+			igt_assert_eq(clk, gc943 ? -1 : start);
+			if (!start)
+				continue;
+			igt_assert_eq(core1, gc943 ? -1 : 0);
+			igt_assert_eq(interval, SPM_CYCLES_INTERVAL << 16);
+			igt_assert_eq(select, 0x00100000);
+			igt_assert_eq(segment, 0x1002);
+			igt_assert_eq(muxes, 1);
+			/* the counter's mux entry is the slot the decoder reads */
+			for (unsigned int e = 0; e < 32; e++)
+				igt_assert_eq_u32((mux[e / 2] >> (16 * (e % 2))) & 0xffff,
+						  e < 4 ? 0xf0f0 : e == SPM_SLOT_CYCLES ? 0x0040 : 0xffff);
+			igt_assert_eq(spm_stream_build(gc, start, ib, n - 1), -ENOSPC);
+		}
+	}
+	for (unsigned int i = 0; i < ARRAY_SIZE(other); i++)
+		igt_assert_eq(spm_stream_build(other[i], true, ib, ARRAY_SIZE(ib)),
+			      -EOPNOTSUPP);
+}
+
+/* ---- spm-stream-cycles on the device ---- */
+
+#define IB_BO_SIZE		4096u
+#define IB_STOP_DW		512u
+#define MAX_CTX			128u
+#define CS_WAIT_NS		5000000000ull
+#define STREAM_SAMPLES		4000u	/* per share: 16 shares fit SPM_BUF_SIZE */
+#define STREAM_SHARE		(SPM_HEADER_BYTES + STREAM_SAMPLES * SPM_SAMPLE_BYTES)
+#define STREAM_BUFFERS		4u
+#define STREAM_WAIT_MS		1000u
+#define WARMUP_MS		10u
+#define WARMUP_ROUNDS		(MAX_CTX + 8)
+
+struct spm_gpu {
+	amdgpu_device_handle dev;
+	amdgpu_bo_handle bo;
+	amdgpu_va_handle va_handle;
+	amdgpu_bo_list_handle list;
+	uint64_t va;
+	uint32_t *cpu;
+	int start_dw, stop_dw;
+	amdgpu_context_handle ctx[MAX_CTX];
+	unsigned int nctx;
+};
+
+/* GC version (ip_discovery_version) and compute rings per XCC. A raw
+ * AMDGPU_INFO: libdrm's amdgpu_query_hw_ip_info() asks for the size of its
+ * own struct, which before libdrm 2.4.116 ends before that field. */
+static int compute_info(int fd, uint32_t *gc, uint32_t *rings)
+{
+	struct drm_amdgpu_info_hw_ip ip = {};
+	struct drm_amdgpu_info req = {
+		.return_pointer = to_user_pointer(&ip),
+		.return_size = sizeof(ip),
+		.query = AMDGPU_INFO_HW_IP_INFO,
+	};
+
+	req.query_hw_ip.type = AMDGPU_HW_IP_COMPUTE;
+	if (drmIoctl(fd, DRM_IOCTL_AMDGPU_INFO, &req))
+		return -errno;
+	*gc = ip.ip_discovery_version;
+	*rings = __builtin_popcount(ip.available_rings);
+	return 0;
+}
+
+static int gpu_init(int fd, uint32_t gc, struct spm_gpu *g)
+{
+	uint32_t major, minor;
+	int r;
+
+	r = amdgpu_device_initialize(fd, &major, &minor, &g->dev);
+	if (r)
+		return r;
+	r = amdgpu_bo_alloc_and_map(g->dev, IB_BO_SIZE, IB_BO_SIZE,
+				    AMDGPU_GEM_DOMAIN_GTT, 0, &g->bo,
+				    (void **)&g->cpu, &g->va, &g->va_handle);
+	if (r)
+		return r;
+	r = amdgpu_bo_list_create(g->dev, 1, &g->bo, NULL, &g->list);
+	if (r)
+		return r;
+	g->start_dw = spm_stream_build(gc, true, g->cpu, IB_STOP_DW);
+	g->stop_dw = spm_stream_build(gc, false, g->cpu + IB_STOP_DW,
+				      IB_BO_SIZE / 4 - IB_STOP_DW);
+	return g->start_dw < 0 ? g->start_dw : min(g->stop_dw, 0);
+}
+
+static int gpu_submit(struct spm_gpu *g, amdgpu_context_handle ctx,
+		      unsigned int dw, int ndw)
+{
+	struct amdgpu_cs_ib_info ib = {
+		.ib_mc_address = g->va + dw * 4ull,
+		.size = ndw,
+	};
+	struct amdgpu_cs_request req = {
+		.ip_type = AMDGPU_HW_IP_COMPUTE,
+		.resources = g->list,
+		.number_of_ibs = 1,
+		.ibs = &ib,
+	};
+	struct amdgpu_cs_fence fence = {
+		.context = ctx,
+		.ip_type = AMDGPU_HW_IP_COMPUTE,
+	};
+	uint32_t expired = 0;
+	int r;
+
+	r = amdgpu_cs_submit(ctx, 0, &req, 1);
+	if (r)
+		return r;
+	fence.fence = req.seq_no;
+	r = amdgpu_cs_query_fence_status(&fence, CS_WAIT_NS, 0, &expired);
+	return r ? r : expired ? 0 : -ETIMEDOUT;
+}
+
+/* The start stream on a new context (kept: see test_spm_stream_cycles()) */
+static int gpu_start(struct spm_gpu *g)
+{
+	int r;
+
+	if (g->nctx == MAX_CTX)
+		return -ENOSPC;
+	r = amdgpu_cs_ctx_create(g->dev, &g->ctx[g->nctx]);
+	if (r)
+		return r;
+	return gpu_submit(g, g->ctx[g->nctx++], 0, g->start_dw);
+}
+
+static int gpu_stop(struct spm_gpu *g)
+{
+	int r = 0;
+
+	for (unsigned int i = 0; i < g->nctx && !r; i++)
+		r = gpu_submit(g, g->ctx[i], IB_STOP_DW, g->stop_dw);
+	return r;
+}
+
+static void gpu_fini(struct spm_gpu *g)
+{
+	while (g->nctx)
+		amdgpu_cs_ctx_free(g->ctx[--g->nctx]);
+	if (g->list)
+		amdgpu_bo_list_destroy(g->list);
+	if (g->bo)
+		amdgpu_bo_unmap_and_free(g->bo, g->va_handle, g->va, IB_BO_SIZE);
+	if (g->dev)
+		amdgpu_device_deinitialize(g->dev);
+	memset(g, 0, sizeof(*g));
+}
+
+struct spm_stream {
+	int fd;
+	void *buf[2];
+	unsigned int cur;	/* the installed one */
+	uint32_t size;
+	uint64_t inst0, inst1;	/* the SET_DEST_BUF that installed it */
+	struct spm_check chk;
+	uint32_t streamed;	/* shares with data in the last retired */
+	bool full;		/* a share of it full */
+};
+
+/* Install the other buffer (or none: @stop) and check the retired one */
+static int spm_rotate(struct spm_stream *st, bool stop, uint32_t timeout)
+{
+	void *next = stop ? NULL : st->buf[!st->cur];
+	const uint8_t *old = st->buf[st->cur];
+	struct retired r = { .timeout = timeout };
+	uint64_t a, b;
+	int ret;
+
+	if (next)
+		memset(next, 0, st->size);
+	a = boottime_ns();
+	ret = set_dest_buf(st->fd, next, next ? st->size : 0, &r);
+	b = boottime_ns();
+	if (ret)
+		return ret;
+	spm_check_buffer(&st->chk, old, r.bytes, r.loss, st->inst0, st->inst1, b);
+	st->streamed = 0;
+	st->full = false;
+	for (unsigned int i = 0; i < st->chk.num_xcc; i++) {
+		struct drm_amdgpu_spm_buffer_header h;
+
+		memcpy(&h, old + (size_t)i * STREAM_SHARE, sizeof(h));
+		st->streamed |= (h.bytes_copied != 0) << i;
+		st->full |= h.bytes_copied >= STREAM_SHARE - SPM_HEADER_BYTES;
+	}
+	st->inst0 = a;
+	st->inst1 = b;
+	st->cur = !st->cur;
+	return 0;
+}
+
+/*
+ * The first test to run on an MI part: program the streamed cycle counter,
+ * stream STREAM_BUFFERS buffers per XCC and check every share.
+ *
+ * A command stream runs on the XCC of the compute ring the GPU scheduler
+ * gives its context; the CS uAPI cannot choose it. A partition of one XCC
+ * (MI100, MI200, MI300 in CPX) needs one submission. On a partition of
+ * several, each new context goes to the least loaded of the partition's
+ * rings (drm_sched_pick_best()) while the earlier ones stay, so the start
+ * stream goes through new contexts until every XCC streams, at most
+ * rings-per-XCC x XCCs of them; warm-up buffers show which XCCs stream.
+ * Their samples (around the starts) are not measured: measuring begins
+ * after a warm-up buffer that every XCC wrote into and none filled.
+ */
+static void test_spm_stream_cycles(int fd, uint32_t version, void *a, void *b)
+{
+	struct spm_stream st = { .fd = fd, .buf = { a, b } };
+	struct drm_amdgpu_spm_buffer_header h;
+	struct spm_gpu g = {};
+	uint32_t gc, rings, n, all, max_ctx;
+	struct retired r = {};
+	const char *part;
+	bool warm = false;
+	char why[160] = "";
+	int ret;
+
+	igt_require_f(has_share_info(version),
+		      "profiler interface %u.%u has no share header words\n",
+		      version >> 24, version & 0xffffff);
+	igt_assert_eq(compute_info(fd, &gc, &rings), 0);
+	igt_require_f(spm_part(gc, &part),
+		      "GC %u.%u.%u: no cycle-counter stream for this part (GC 9.4.1, 9.4.2, 9.4.3 only)\n",
+		      gc >> 16, (gc >> 8) & 0xff, gc & 0xff);
+	igt_require_f(rings, "%s: no compute ring\n", part);
+	acquire_or_skip(fd);
+
+	/* The XCC count: the headers of a first buffer (seq 1) */
+	memset(a, 0, SPM_BUF_SIZE);
+	ret = set_dest_buf(fd, a, SPM_BUF_SIZE, &r);
+	if (!ret)
+		ret = set_dest_buf(fd, NULL, 0, &r);
+	memcpy(&h, a, sizeof(h));
+	n = AMDGPU_SPM_HDR_NUM_SHARES(h.info.xcc_info);
+	if (ret || n < 1 || n > SPM_MAX_XCC || h.info.seq != 1) {
+		snprintf(why, sizeof(why), "probe buffer: %s, %u shares, seq %u",
+			 strerror(-ret), n, h.info.seq);
+		goto out;
+	}
+	igt_info("%s, %u XCC(s), %u compute rings per XCC, interval %u cycles\n",
+		 part, n, rings, SPM_CYCLES_INTERVAL);
+
+	ret = gpu_init(fd, gc, &g);
+	if (ret) {
+		snprintf(why, sizeof(why), "buffer for the streams: %s",
+			 strerror(-ret));
+		goto out;
+	}
+	st.size = n * STREAM_SHARE;
+	spm_check_init(&st.chk, version, n, STREAM_SHARE);
+	for (unsigned int i = 0; i < n; i++)
+		st.chk.xcc[i].seq = 1;	/* the probe's */
+	memset(a, 0, st.size);
+	st.inst0 = boottime_ns();
+	r.timeout = 0;
+	ret = set_dest_buf(fd, a, st.size, &r);
+	st.inst1 = boottime_ns();
+	if (ret) {
+		snprintf(why, sizeof(why), "SET_DEST_BUF: %s", strerror(-ret));
+		goto out;
+	}
+
+	/* Warm up: the start stream until every XCC streams */
+	all = (1u << n) - 1;
+	max_ctx = min(n > 1 ? n * rings : 1, MAX_CTX);
+	for (unsigned int i = 0; i < WARMUP_ROUNDS && !warm; i++) {
+		if (st.streamed != all && g.nctx < max_ctx) {
+			ret = gpu_start(&g);
+			if (ret) {
+				snprintf(why, sizeof(why), "start stream: %s",
+					 strerror(-ret));
+				goto stop;
+			}
+		}
+		ret = spm_rotate(&st, false, WARMUP_MS);
+		if (ret) {
+			snprintf(why, sizeof(why), "SET_DEST_BUF: %s",
+				 strerror(-ret));
+			goto stop;
+		}
+		warm = st.streamed == all && !st.full;
+	}
+	if (st.streamed != all) {
+		snprintf(why, sizeof(why),
+			 "shares %#x of %#x streamed after %u start streams; CPX avoids that",
+			 st.streamed, all, g.nctx);
+		goto stop;
+	}
+
+	/* Measure: several buffers per XCC, every sample counted */
+	st.chk.measure = true;
+	for (unsigned int i = 0; i < STREAM_BUFFERS && !ret; i++)
+		ret = spm_rotate(&st, false, STREAM_WAIT_MS);
+	st.chk.measure = false;
+	if (ret)
+		snprintf(why, sizeof(why), "SET_DEST_BUF: %s", strerror(-ret));
+stop:
+	/* Stop counting, retire the last buffer */
+	ret = gpu_stop(&g);
+	if (ret && !why[0])
+		snprintf(why, sizeof(why), "stop stream: %s", strerror(-ret));
+	ret = spm_rotate(&st, true, 0);
+	if (ret && !why[0])
+		snprintf(why, sizeof(why), "SET_DEST_BUF(0): %s", strerror(-ret));
+	for (unsigned int i = 0; i < n; i++)
+		igt_info("share %u = XCC %u: %"PRIu64" samples, measured cycles %u..%u\n",
+			 i, st.chk.xcc[i].xcc, st.chk.xcc[i].samples,
+			 st.chk.xcc[i].min_cycles, st.chk.xcc[i].max_cycles);
+out:
+	gpu_fini(&g);
+	ret = spm(fd, AMDGPU_SPM_OP_RELEASE);
+	igt_assert_f(!why[0], "%s\n", why);
+	igt_assert_f(!st.chk.errors, "%u failed checks, first: %s\n",
+		     st.chk.errors, st.chk.msg);
+	igt_assert_eq(ret, 0);
+}
+
 static void test_spm_unprivileged(int fd)
 {
 	bool relaxed = spm_paranoid_relaxed();
@@ -979,6 +2047,16 @@ igt_main
 	void *a = NULL, *b = NULL;
 	int fd = -1;
 
+	igt_describe("No device needed: the cycle-counter streams decoded back, and "
+		     "spm-stream-cycles' checker on fakes with one fault each");
+	igt_subtest_with_dynamic("spm-stream-checker") {
+		igt_dynamic("streams")
+			test_spm_stream_checker_streams();
+		for (unsigned int i = 0; i < ARRAY_SIZE(spm_faults); i++)
+			igt_dynamic(spm_faults[i].name)
+				test_spm_stream_checker_fault(i);
+	}
+
 	igt_fixture {
 		int ret;
 
@@ -1086,6 +2164,11 @@ igt_main
 		igt_describe("A buffer too small for the stream reports data loss");
 		igt_subtest("spm-data-loss")
 			test_spm_data_loss(fd, version, a, b);
+
+		igt_describe("The streamed cycle counter: several buffers per XCC, each share's "
+			     "header words, sequence, whole samples, no loss, cycles per sample");
+		igt_subtest("spm-stream-cycles")
+			test_spm_stream_cycles(fd, version, a, b);
 
 		igt_describe("Without CAP_PERFMON/CAP_SYS_ADMIN ACQUIRE is refused unless spm_paranoid allows it");
 		igt_subtest("spm-unprivileged")
