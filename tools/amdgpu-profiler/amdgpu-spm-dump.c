@@ -36,7 +36,7 @@ static const char *prog = "amdgpu-spm-dump";
 
 static const char short_usage[] =
 "Usage: amdgpu-spm-dump [--csv FILE] [--raw DIR] [--svg FILE] [--counters FILE]\n"
-"                       [--trace FILE] [-q] RECORDING\n"
+"                       [--trace FILE] [--counter-svg FILE] [-q] RECORDING\n"
 "Try 'amdgpu-spm-dump --help' for more information.\n";
 
 struct options {
@@ -46,7 +46,29 @@ struct options {
 	const char *svg;
 	const char *counters;	/* per-sample CSV */
 	const char *trace;	/* Chrome trace-event JSON */
+	const char *counter_svg;	/* counters over time */
+	unsigned int chart_points;	/* per line, before grouping */
 	bool quiet;
+};
+
+/*
+ * The counter chart's points of one XCC: at most 2 * --chart-points, each
+ * the mean of @group consecutive samples; @acc is the group being summed.
+ * When the points fill up, neighbours are merged and @group doubles, so a
+ * point always covers samples [i * group, (i + 1) * group).
+ */
+#define SVG_MAX_POINTS	1000	/* --chart-points default */
+
+struct chart_point {
+	double t;			/* seconds since the recording started */
+	double v[SPM_MAX_COUNTERS];	/* per counter, SE values summed */
+};
+
+struct chart {
+	struct chart_point *p;
+	size_t n;
+	uint64_t group, acc_n;
+	struct chart_point acc;
 };
 
 /* Per XCC: what the decoder saw. */
@@ -60,6 +82,7 @@ struct xcc_decode {
 	uint64_t saturated[SPM_MAX_VALUES];
 	double vsum[SPM_MAX_VALUES];
 	bool named;			/* trace: process name written */
+	struct chart *chart;		/* --counter-svg */
 };
 
 struct decode {
@@ -70,6 +93,8 @@ struct decode {
 	int cycle_counter;		/* index of CPC_ALWAYS_COUNT, -1 none */
 	FILE *csv, *trace;
 	bool trace_any;			/* an event written (commas) */
+	bool chart;			/* --counter-svg: keep points */
+	unsigned int chart_points;
 	struct xcc_decode x[256];
 };
 
@@ -145,6 +170,11 @@ static void usage(void)
 "      --trace FILE the decoded counters as Chrome trace-event JSON, one\n"
 "                   process per XCC, loss and lost buffers as instant\n"
 "                   events (open in ui.perfetto.dev or chrome://tracing)\n"
+"      --counter-svg FILE  the decoded counters over time: a panel per\n"
+"                   counter, a line per XCC\n"
+"      --chart-points N  the counter chart draws up to 2N points a line\n"
+"                   one sample each, past that means of groups of\n"
+"                   samples (1 to 100000, default 1000)\n"
 "  -q, --quiet      no summary\n"
 "  -h, --help       show this help and exit\n"
 "\n"
@@ -160,6 +190,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "svg", required_argument, NULL, 's' },
 		{ "counters", required_argument, NULL, 'C' },
 		{ "trace", required_argument, NULL, 'J' },
+		{ "counter-svg", required_argument, NULL, 'G' },
+		{ "chart-points", required_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -167,6 +199,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->chart_points = SVG_MAX_POINTS;
 	while ((c = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -184,6 +217,21 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'J':
 			o->trace = optarg;
 			break;
+		case 'G':
+			o->counter_svg = optarg;
+			break;
+		case 'N': {
+			char *end;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || !v || v > 100000)
+				die(EXIT_USAGE, "invalid --chart-points '%s': 1 to 100000",
+				    optarg);
+			o->chart_points = (unsigned int)v;
+			break;
+		}
 		case 'q':
 			o->quiet = true;
 			break;
@@ -316,6 +364,8 @@ static void take_config(struct dump *d, const struct options *o,
 		dc->trace = open_out(o->trace);
 		fprintf(dc->trace, "{\"traceEvents\":[\n");
 	}
+	dc->chart = o->counter_svg != NULL;
+	dc->chart_points = o->chart_points;
 	return;
 bad:
 	fprintf(stderr, "%s: %s: the counter configuration record is not used: %s\n",
@@ -388,6 +438,84 @@ static uint64_t host_time(const struct dump *d, const struct share *s,
 	return (uint64_t)((double)s->gpu_clock_host_ns + dt);
 }
 
+static void chart_push(struct chart *ch, const struct chart_point *pt,
+		       uint64_t n)
+{
+	struct chart_point *q = &ch->p[ch->n++];
+	unsigned int c;
+
+	q->t = pt->t / (double)n;
+	for (c = 0; c < SPM_MAX_COUNTERS; c++)
+		q->v[c] = pt->v[c] / (double)n;
+}
+
+/* One decoded sample into XCC @xcc's chart. */
+static void chart_add(struct xcc_decode *x, const struct spm_config *cfg,
+		      unsigned int max, double t, const uint64_t *values)
+{
+	struct chart *ch = x->chart;
+	unsigned int c, j;
+	size_t i;
+
+	if (!ch) {
+		ch = x->chart = calloc(1, sizeof(*ch));
+		if (ch)
+			ch->p = calloc(2 * (size_t)max + 1, sizeof(*ch->p));
+		if (!ch || !ch->p)
+			die(EXIT_ERROR, "out of memory");
+		ch->group = 1;
+	}
+	ch->acc.t += t;
+	for (c = 0; c < cfg->num_counters; c++)
+		for (j = 0; j < cfg->counters[c].num_values; j++)
+			ch->acc.v[c] += (double)values[cfg->counters[c].value_index + j];
+	if (++ch->acc_n < ch->group)
+		return;
+	chart_push(ch, &ch->acc, ch->acc_n);
+	memset(&ch->acc, 0, sizeof(ch->acc));
+	ch->acc_n = 0;
+	if (ch->n < 2 * (size_t)max)
+		return;
+	/* Full: pairs of points become one, each the mean of 2 * group */
+	for (i = 0; i < max; i++) {
+		struct chart_point *a = &ch->p[2 * i], *b = &ch->p[2 * i + 1];
+
+		ch->p[i].t = (a->t + b->t) / 2;
+		for (c = 0; c < SPM_MAX_COUNTERS; c++)
+			ch->p[i].v[c] = (a->v[c] + b->v[c]) / 2;
+	}
+	ch->n = max;
+	ch->group *= 2;
+}
+
+/* The rest of the last group, as a point of fewer samples. */
+static void chart_finish(struct chart *ch)
+{
+	if (ch && ch->acc_n) {
+		chart_push(ch, &ch->acc, ch->acc_n);
+		ch->acc_n = 0;
+	}
+}
+
+/*
+ * When a sample was taken, in seconds since the recording started: the
+ * host estimate (@host, from the share's GPU clock pair), else the
+ * share's start plus the sample's place in it at the counter rate, else
+ * samples at the interval at 1 GHz (the trace and chart need some time).
+ */
+static double sample_secs(const struct dump *d, const struct share *s,
+			  uint64_t host, size_t index, uint64_t k)
+{
+	const struct spm_config *cfg = &d->dec.cfg;
+
+	if (host)
+		return secs(d, host);
+	if (d->fh.gpu_counter_khz)
+		return secs(d, s->start_ns) + (double)index * cfg->interval /
+		       ((double)d->fh.gpu_counter_khz * 1e3);
+	return (double)k * cfg->interval / 1e9;
+}
+
 static void decode_share(struct dump *d, const struct share *s,
 			 const unsigned char *data)
 {
@@ -458,19 +586,12 @@ static void decode_share(struct dump *d, const struct share *s,
 				fprintf(dc->csv, ",%" PRIu64, values[i]);
 			fputc('\n', dc->csv);
 		}
+		if (dc->chart)
+			chart_add(x, &dc->cfg, dc->chart_points,
+				  sample_secs(d, s, host, off / size, k), values);
 		if (!dc->trace)
 			continue;
-		/* The host estimate; else the share's start plus the
-		 * timestamp's advance at the counter rate; else samples at
-		 * the interval at 1 GHz (the trace needs some time) */
-		if (host)
-			us = trace_us(d, host);
-		else if (d->fh.gpu_counter_khz)
-			us = trace_us(d, s->start_ns) +
-			     (double)(off / size) * dc->cfg.interval * 1e3 /
-			     (double)d->fh.gpu_counter_khz;
-		else
-			us = (double)k * dc->cfg.interval / 1e3;
+		us = sample_secs(d, s, host, off / size, k) * 1e6;
 		trace_xcc(d, s->xcc);
 		for (i = 0; i < dc->cfg.num_counters; i++) {
 			const struct spm_counter_slot *cs = &dc->cfg.counters[i];
@@ -872,7 +993,7 @@ static void write_csv(const struct dump *d, const char *path)
 	close_out(f, path);
 }
 
-/* ---- SVG chart ---- */
+/* ---- SVG charts ---- */
 
 #define SVG_W		960.0
 #define SVG_LEFT	80.0
@@ -894,12 +1015,143 @@ static double nice_step(double span, int ticks)
 	return (r <= 1 ? 1 : r <= 2 ? 2 : r <= 5 ? 5 : 10) * mag;
 }
 
+static void svg_text(FILE *f, const char *t)
+{
+	for (; *t; t++) {
+		if (*t == '<')
+			fputs("&lt;", f);
+		else if (*t == '&')
+			fputs("&amp;", f);
+		else if (*t == '"')
+			fputs("&quot;", f);
+		else
+			fputc(*t, f);
+	}
+}
+
+/*
+ * One chart: a title, a subtitle that starts with the recording's name,
+ * then panels stacked (svg_panel()), each with the same time axis.
+ */
+struct svg {
+	FILE *f;
+	const char *path;
+	double h;		/* height */
+	double t0, t1;		/* the time axis of every panel */
+	const char *xlabel;
+};
+
+static void svg_open(struct svg *g, const char *path, unsigned int panels,
+		     double t0, double t1, const char *xlabel,
+		     const char *title, const char *input, const char *what)
+{
+	g->f = fopen(path, "w");
+	if (!g->f)
+		die(EXIT_ERROR, "cannot create %s: %s", path, strerror(errno));
+	g->path = path;
+	g->h = SVG_TOP + (panels ? panels : 1) * (SVG_PANEL + SVG_GAP) +
+	       SVG_BOTTOM;
+	g->t0 = t0;
+	g->t1 = t1 > t0 ? t1 : t0 + 1;
+	g->xlabel = xlabel;
+	fprintf(g->f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
+		SVG_W, g->h, SVG_W, g->h);
+	fprintf(g->f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	fprintf(g->f, "<text x=\"%.0f\" y=\"22\" font-size=\"16\" font-weight=\"bold\">%s</text>\n",
+		SVG_LEFT, title);
+	fprintf(g->f, "<text x=\"%.0f\" y=\"40\" fill=\"#444\">", SVG_LEFT);
+	if (strrchr(input, '/'))
+		input = strrchr(input, '/') + 1;
+	svg_text(g->f, input);
+	fprintf(g->f, " - %s</text>\n", what);
+}
+
+static void svg_close(struct svg *g)
+{
+	fprintf(g->f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#444\">%s</text>\n",
+		SVG_LEFT + (SVG_W - SVG_LEFT - SVG_RIGHT) / 2, g->h - 14,
+		g->xlabel);
+	fprintf(g->f, "</svg>\n");
+	if (fclose(g->f))
+		die(EXIT_ERROR, "writing %s: %s", g->path, strerror(errno));
+}
+
+/* Panel @p of a chart: its place, and the value at its top. */
+struct svg_panel {
+	double top, pw;
+	double vmax, step;
+	const struct svg *g;
+};
+
+static double svg_x(const struct svg_panel *p, double t)
+{
+	return SVG_LEFT + (t - p->g->t0) / (p->g->t1 - p->g->t0) * p->pw;
+}
+
+static double svg_y(const struct svg_panel *p, double v)
+{
+	return p->top + SVG_PANEL - v / p->vmax * SVG_PANEL;
+}
+
+/*
+ * Panel @index from value 0 to at least @vmax (rounded up to a tick):
+ * its heading, grid, value ticks, @ylabel beside them and the frame. The
+ * caller draws into it, then ends it with svg_panel_end().
+ */
+static void svg_panel(struct svg *g, struct svg_panel *p, unsigned int index,
+		      double vmax, const char *heading, const char *ylabel)
+{
+	double y;
+
+	p->g = g;
+	p->top = SVG_TOP + index * (SVG_PANEL + SVG_GAP);
+	p->pw = SVG_W - SVG_LEFT - SVG_RIGHT;
+	if (vmax <= 0)
+		vmax = 1;
+	p->step = nice_step(vmax, 4);
+	p->vmax = ceil(vmax / p->step) * p->step;
+	fprintf(g->f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">",
+		SVG_LEFT, p->top - 12);
+	svg_text(g->f, heading);
+	fprintf(g->f, "</text>\n");
+	for (y = 0; y <= p->vmax + p->step / 2; y += p->step) {
+		fprintf(g->f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
+			SVG_LEFT, SVG_LEFT + p->pw, svg_y(p, y), svg_y(p, y));
+		fprintf(g->f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#444\">%g</text>\n",
+			SVG_LEFT - 6, svg_y(p, y) + 4, y);
+	}
+	fprintf(g->f, "<text class=\"ylabel\" transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\" fill=\"#444\">",
+		SVG_LEFT - 52, p->top + SVG_PANEL / 2);
+	svg_text(g->f, ylabel);
+	fprintf(g->f, "</text>\n");
+	fprintf(g->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#888\"/>\n",
+		SVG_LEFT, p->top, p->pw, SVG_PANEL);
+}
+
+/* The time axis under the panel. */
+static void svg_panel_end(struct svg_panel *p)
+{
+	FILE *f = p->g->f;
+	double t0 = p->g->t0, t1 = p->g->t1, step = nice_step(t1 - t0, 8), t;
+
+	for (t = ceil(t0 / step) * step; t <= t1 + step / 1e6; t += step) {
+		fprintf(f, "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n",
+			svg_x(p, t), svg_x(p, t), p->top + SVG_PANEL,
+			p->top + SVG_PANEL + 4);
+		fprintf(f, "<text x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#444\" font-size=\"11\">%g</text>\n",
+			svg_x(p, t), p->top + SVG_PANEL + 16, t);
+	}
+}
+
+/* The throughput chart: a panel per XCC. */
 static void write_svg(const struct dump *d, const char *path,
 		      const char *input)
 {
 	unsigned int ids[MAX_XCC], n = 0, p, i;
-	double tmin = 0, tmax = 0, ymax = 0, step, t, h;
-	FILE *f;
+	double tmin = 0, tmax = 0, ymax = 0;
+	char what[160], heading[16];
+	struct svg g;
 	size_t k;
 
 	for (i = 0; i < MAX_XCC; i++)
@@ -923,79 +1175,40 @@ static void write_svg(const struct dump *d, const char *path,
 	/* Timed: the axis starts when the recording did. */
 	if (d->timed && tmin > 0)
 		tmin = 0;
-	if (tmax <= tmin)
-		tmax = tmin + 1;
-	if (ymax <= 0)
-		ymax = 1;
-	step = nice_step(ymax, 4);
-	ymax = ceil(ymax / step) * step;
 
-	f = fopen(path, "w");
-	if (!f)
-		die(EXIT_ERROR, "cannot create %s: %s", path, strerror(errno));
-	h = SVG_TOP + (n ? n : 1) * (SVG_PANEL + SVG_GAP) + SVG_BOTTOM;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
-		SVG_W, h, SVG_W, h);
-	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fprintf(f, "<text x=\"%.0f\" y=\"22\" font-size=\"16\" font-weight=\"bold\">SPM throughput per XCC</text>\n",
-		SVG_LEFT);
-	fprintf(f, "<text x=\"%.0f\" y=\"40\" fill=\"#444\">", SVG_LEFT);
-	if (strrchr(input, '/'))
-		input = strrchr(input, '/') + 1;
-	for (const char *c = input; *c; c++) {
-		if (*c == '<')
-			fputs("&lt;", f);
-		else if (*c == '&')
-			fputs("&amp;", f);
-		else
-			fputc(*c, f);
-	}
-	fprintf(f, " - interface %u.%u, %u XCC%s, %zu shares; red: data lost, dashed: buffers lost</text>\n",
-		AMDGPU_PROFILER_VERSION_MAJOR(d->fh.version),
-		AMDGPU_PROFILER_VERSION_MINOR(d->fh.version), n,
-		n == 1 ? "" : "s", d->nshares);
+	snprintf(what, sizeof(what), "interface %u.%u, %u XCC%s, %zu shares; red: data lost, dashed: buffers lost",
+		 AMDGPU_PROFILER_VERSION_MAJOR(d->fh.version),
+		 AMDGPU_PROFILER_VERSION_MINOR(d->fh.version), n,
+		 n == 1 ? "" : "s", d->nshares);
+	svg_open(&g, path, n, tmin, tmax, d->timed ?
+		 "seconds since the recording started" :
+		 "retired buffer (this recording has no times)",
+		 "SPM throughput per XCC", input, what);
 
 	for (p = 0; p < n; p++) {
-		double top = SVG_TOP + p * (SVG_PANEL + SVG_GAP);
-		double pw = SVG_W - SVG_LEFT - SVG_RIGHT;
+		struct svg_panel pn;
 		bool first = true;
-		double y;
 
-#define X(v) (SVG_LEFT + ((v) - tmin) / (tmax - tmin) * pw)
-#define Y(v) (top + SVG_PANEL - (v) / ymax * SVG_PANEL)
-		fprintf(f, "<g id=\"xcc%u\">\n", ids[p]);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">XCC %u</text>\n",
-			SVG_LEFT, top - 12, ids[p]);
-		/* Loss first, under the line. */
+		fprintf(g.f, "<g id=\"xcc%u\">\n", ids[p]);
+		snprintf(heading, sizeof(heading), "XCC %u", ids[p]);
+		svg_panel(&g, &pn, p, ymax, heading, d->timed ? "MiB/s" : "MiB");
+		/* Loss, under the line. */
 		for (k = 0; k < d->nshares; k++) {
 			const struct share *s = &d->shares[k];
 			double a, b;
 
 			if (s->xcc != ids[p] || !s->loss)
 				continue;
-			a = d->timed ? secs(d, s->start_ns) : s->buffer;
-			b = d->timed ? secs(d, s->retired_ns) : s->buffer + 1;
-			fprintf(f, "<rect class=\"loss\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"#e03030\" fill-opacity=\"0.25\"/>\n",
-				X(a), top, X(b) - X(a) > 2 ? X(b) - X(a) : 2,
-				SVG_PANEL);
-			fprintf(f, "<path class=\"loss-mark\" d=\"M%.2f %.1f l-5 -9 h10 z\" fill=\"#e03030\"/>\n",
-				(X(a) + X(b)) / 2, top);
+			a = svg_x(&pn, d->timed ? secs(d, s->start_ns) : s->buffer);
+			b = svg_x(&pn, d->timed ? secs(d, s->retired_ns) :
+				  s->buffer + 1);
+			fprintf(g.f, "<rect class=\"loss\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"#e03030\" fill-opacity=\"0.25\"/>\n",
+				a, pn.top, b - a > 2 ? b - a : 2, SVG_PANEL);
+			fprintf(g.f, "<path class=\"loss-mark\" d=\"M%.2f %.1f l-5 -9 h10 z\" fill=\"#e03030\"/>\n",
+				(a + b) / 2, pn.top);
 		}
-		/* Axes and grid. */
-		for (y = 0; y <= ymax + step / 2; y += step) {
-			fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n",
-				SVG_LEFT, SVG_LEFT + pw, Y(y), Y(y));
-			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"#444\">%g</text>\n",
-				SVG_LEFT - 6, Y(y) + 4, y);
-		}
-		fprintf(f, "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\" fill=\"#444\">%s</text>\n",
-			SVG_LEFT - 52, top + SVG_PANEL / 2,
-			d->timed ? "MiB/s" : "MiB");
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#888\"/>\n",
-			SVG_LEFT, top, pw, SVG_PANEL);
 		/* The throughput of each share over its time as current buffer. */
-		fprintf(f, "<path class=\"rate\" fill=\"none\" stroke=\"#1f5fbf\" stroke-width=\"1.5\" d=\"");
+		fprintf(g.f, "<path class=\"rate\" fill=\"none\" stroke=\"#1f5fbf\" stroke-width=\"1.5\" d=\"");
 		for (k = 0; k < d->nshares; k++) {
 			const struct share *s = &d->shares[k];
 			double a, b, v;
@@ -1006,11 +1219,11 @@ static void write_svg(const struct dump *d, const char *path,
 			b = d->timed ? secs(d, s->retired_ns) : s->buffer + 1;
 			v = d->timed ? share_rate(s) :
 			    (double)s->bytes / 1048576.0;
-			fprintf(f, "%s%.2f %.2f H%.2f ", first ? "M" : "L",
-				X(a), Y(v), X(b));
+			fprintf(g.f, "%s%.2f %.2f H%.2f ", first ? "M" : "L",
+				svg_x(&pn, a), svg_y(&pn, v), svg_x(&pn, b));
 			first = false;
 		}
-		fprintf(f, "\"/>\n");
+		fprintf(g.f, "\"/>\n");
 		/* Lost buffers: where the kernel's sequence jumps. */
 		for (k = 0; k < d->nshares; k++) {
 			const struct share *s = &d->shares[k];
@@ -1018,34 +1231,107 @@ static void write_svg(const struct dump *d, const char *path,
 
 			if (s->xcc != ids[p] || !s->gap_before)
 				continue;
-			a = d->timed ? secs(d, s->start_ns) : s->buffer;
-			fprintf(f, "<line class=\"gap\" x1=\"%.2f\" x2=\"%.2f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e08000\" stroke-width=\"2\" stroke-dasharray=\"5 3\"/>\n",
-				X(a), X(a), top, top + SVG_PANEL);
-			fprintf(f, "<text x=\"%.2f\" y=\"%.1f\" fill=\"#e08000\" font-size=\"11\">%u lost</text>\n",
-				X(a) + 3, top + 12, s->gap_before);
+			a = svg_x(&pn, d->timed ? secs(d, s->start_ns) : s->buffer);
+			fprintf(g.f, "<line class=\"gap\" x1=\"%.2f\" x2=\"%.2f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e08000\" stroke-width=\"2\" stroke-dasharray=\"5 3\"/>\n",
+				a, a, pn.top, pn.top + SVG_PANEL);
+			fprintf(g.f, "<text x=\"%.2f\" y=\"%.1f\" fill=\"#e08000\" font-size=\"11\">%u lost</text>\n",
+				a + 3, pn.top + 12, s->gap_before);
 		}
-		/* Time axis under each panel. */
-		step = nice_step(tmax - tmin, 8);
-		for (t = ceil(tmin / step) * step; t <= tmax + step / 1e6;
-		     t += step) {
-			fprintf(f, "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n",
-				X(t), X(t), top + SVG_PANEL,
-				top + SVG_PANEL + 4);
-			fprintf(f, "<text x=\"%.2f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#444\" font-size=\"11\">%g</text>\n",
-				X(t), top + SVG_PANEL + 16, t);
-		}
-		step = nice_step(ymax, 4);
-		fprintf(f, "</g>\n");
-#undef X
-#undef Y
+		svg_panel_end(&pn);
+		fprintf(g.f, "</g>\n");
 	}
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#444\">%s</text>\n",
-		SVG_LEFT + (SVG_W - SVG_LEFT - SVG_RIGHT) / 2, h - 14,
-		d->timed ? "seconds since the recording started" :
-			   "retired buffer (this recording has no times)");
-	fprintf(f, "</svg>\n");
-	if (fclose(f))
-		die(EXIT_ERROR, "writing %s: %s", path, strerror(errno));
+	svg_close(&g);
+}
+
+/* Line colours, one per XCC in the order the XCCs appear. */
+static const char *const svg_colors[] = {
+	"#1f5fbf", "#d0501a", "#2a9a3a", "#8e3fb0", "#b08a00", "#0f8f9f",
+	"#c0307a", "#555555",
+};
+
+/*
+ * The counter chart: a panel per counter, a line per XCC through its
+ * samples (an SE counter's line is the sum over its SEs), at the host
+ * time estimate of --counters. Where an XCC has more samples than
+ * 2 * --chart-points, each point is the mean of a group of consecutive
+ * samples (of time and of value; the polyline's data-group says how
+ * many, the last point takes the rest).
+ */
+static void write_counter_svg(const struct dump *d, const char *path,
+			      const char *input)
+{
+	const struct decode *dc = &d->dec;
+	const struct spm_config *cfg = &dc->cfg;
+	unsigned int ids[MAX_XCC], n = 0, c, i, nlines = 0;
+	double tmax = 0;
+	char what[192], heading[96], ylabel[96];
+	struct svg g;
+	size_t k;
+
+	for (i = 0; i < MAX_XCC; i++)
+		if (dc->x[i].chart && dc->x[i].chart->n) {
+			const struct chart *ch = dc->x[i].chart;
+
+			ids[n++] = i;
+			if (ch->p[ch->n - 1].t > tmax)
+				tmax = ch->p[ch->n - 1].t;
+		}
+	snprintf(what, sizeof(what), "GC %u.%u.%u, sample interval %u cycles, %u XCC%s with samples; one line per XCC",
+		 cfg->gc >> 16, (cfg->gc >> 8) & 0xff, cfg->gc & 0xff,
+		 cfg->interval, n, n == 1 ? "" : "s");
+	svg_open(&g, path, cfg->num_counters, 0, tmax,
+		 "seconds since the recording started (host time estimate)",
+		 "SPM counters per sample", input, what);
+	for (c = 0; c < cfg->num_counters; c++) {
+		const struct spm_counter_slot *cs = &cfg->counters[c];
+		struct svg_panel pn;
+		double vmax = 0;
+
+		for (i = 0; i < n; i++) {
+			const struct chart *ch = dc->x[ids[i]].chart;
+
+			for (k = 0; k < ch->n; k++)
+				if (ch->p[k].v[c] > vmax)
+					vmax = ch->p[k].v[c];
+		}
+		if (cs->num_values > 1)
+			snprintf(heading, sizeof(heading), "%s (sum of %u SEs)",
+				 cs->info->name, cs->num_values);
+		else
+			snprintf(heading, sizeof(heading), "%s", cs->info->name);
+		snprintf(ylabel, sizeof(ylabel), "%s per sample", cs->info->unit);
+		fprintf(g.f, "<g class=\"counter-panel\" data-counter=\"%s\">\n",
+			cs->info->name);
+		svg_panel(&g, &pn, c, vmax, heading, ylabel);
+		/* Where value 0 and the top are, and the time axis, for readers */
+		fprintf(g.f, "<desc class=\"scale\" data-x0=\"%.3f\" data-x1=\"%.3f\" data-t0=\"%.9g\" data-t1=\"%.9g\" data-y0=\"%.3f\" data-y1=\"%.3f\" data-vmax=\"%.9g\"/>\n",
+			svg_x(&pn, g.t0), svg_x(&pn, g.t1), g.t0, g.t1,
+			svg_y(&pn, 0), svg_y(&pn, pn.vmax), pn.vmax);
+		for (i = 0; i < n; i++) {
+			const struct chart *ch = dc->x[ids[i]].chart;
+			const char *color = svg_colors[i % (sizeof(svg_colors) /
+							    sizeof(svg_colors[0]))];
+
+			fprintf(g.f, "<polyline class=\"counter\" data-xcc=\"%u\" data-group=\"%" PRIu64 "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\" points=\"",
+				ids[i], ch->group, color);
+			for (k = 0; k < ch->n; k++)
+				fprintf(g.f, "%s%.2f,%.2f", k ? " " : "",
+					svg_x(&pn, ch->p[k].t),
+					svg_y(&pn, ch->p[k].v[c]));
+			fprintf(g.f, "\"/>\n");
+			/* The legend, right-aligned above the panel */
+			fprintf(g.f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\" font-size=\"11\">XCC %u</text>\n",
+				SVG_LEFT + pn.pw - 60.0 * (n - 1 - i),
+				pn.top - 12, color, ids[i]);
+			nlines++;
+		}
+		svg_panel_end(&pn);
+		fprintf(g.f, "</g>\n");
+	}
+	if (!nlines)
+		fprintf(g.f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#a00\">no samples in this recording</text>\n",
+			SVG_LEFT, SVG_TOP + SVG_PANEL / 2);
+	svg_close(&g);
 }
 
 int main(int argc, char **argv)
@@ -1070,8 +1356,10 @@ int main(int argc, char **argv)
 	}
 	if (!o.quiet)
 		print_summary(&d, &o);
-	if ((o.counters || o.trace) && !d.dec.have) {
-		fprintf(stderr, "%s: %s: %s: nothing decoded for --counters or --trace\n",
+	for (i = 0; i < MAX_XCC; i++)
+		chart_finish(d.dec.x[i].chart);
+	if ((o.counters || o.trace || o.counter_svg) && !d.dec.have) {
+		fprintf(stderr, "%s: %s: %s: nothing decoded for --counters, --trace or --counter-svg\n",
 			prog, o.input, d.dec.seen ?
 			"the counter configuration record is not usable" :
 			"no counter configuration in this recording (record with amdgpu-spm-record -e)");
@@ -1082,6 +1370,13 @@ int main(int argc, char **argv)
 		write_csv(&d, o.csv);
 	if (o.svg)
 		write_svg(&d, o.svg, o.input);
+	if (o.counter_svg)
+		write_counter_svg(&d, o.counter_svg, o.input);
+	for (i = 0; i < MAX_XCC; i++)
+		if (d.dec.x[i].chart) {
+			free(d.dec.x[i].chart->p);
+			free(d.dec.x[i].chart);
+		}
 	free(d.shares);
 	return d.read_error ? EXIT_ERROR : EXIT_OK;
 }

@@ -163,19 +163,24 @@ _Static_assert(TIMESTAMP_SLOTS + CPC_SUBS / 2 <= SPM_LINE_SLOTS &&
 /* Select values: vega10_enum.h (CPC_PERFCOUNT_SEL, SQ_PERF_SEL) [HDR]. */
 static const struct spm_counter_info counter_table[] = {
 	{ "CPC_ALWAYS_COUNT", SPM_SEG_GLOBAL, SPM_GLOBAL_CPC, 0x00, 16, 0,
-	  "CPC clock cycles in the interval (the streamed cycle counter)" },
+	  "CPC clock cycles in the interval (the streamed cycle counter)",
+	  "cycles" },
 	{ "CPC_ME1_BUSY_FOR_PACKET_DECODE", SPM_SEG_GLOBAL, SPM_GLOBAL_CPC,
-	  0x0d, 16, 0, "cycles ME1 (compute) is busy decoding packets" },
+	  0x0d, 16, 0, "cycles ME1 (compute) is busy decoding packets",
+	  "cycles" },
 	{ "CPC_ME2_BUSY_FOR_PACKET_DECODE", SPM_SEG_GLOBAL, SPM_GLOBAL_CPC,
-	  0x15, 16, 0, "cycles ME2 (compute) is busy decoding packets" },
+	  0x15, 16, 0, "cycles ME2 (compute) is busy decoding packets",
+	  "cycles" },
 	{ "CPC_ME1_STALL_ON_DATA_FROM_ROQ", SPM_SEG_GLOBAL, SPM_GLOBAL_CPC,
-	  0x0b, 16, 0, "cycles ME1 stalls waiting for data from the ROQ" },
+	  0x0b, 16, 0, "cycles ME1 stalls waiting for data from the ROQ",
+	  "cycles" },
 	{ "CPC_UTCL1_STALL_ON_TRANSLATION", SPM_SEG_GLOBAL, SPM_GLOBAL_CPC,
-	  0x18, 16, 0, "cycles CPC's UTCL1 stalls on a translation" },
+	  0x18, 16, 0, "cycles CPC's UTCL1 stalls on a translation",
+	  "cycles" },
 	{ "SQ_WAVES", SPM_SEG_SE, SPM_SE_SQG, 0x04, 32, 1,
-	  "waves started, per SE" },
+	  "waves started, per SE", "waves" },
 	{ "SQ_BUSY_CYCLES", SPM_SEG_SE, SPM_SE_SQG, 0x03, 32, 1,
-	  "cycles the SQ reports busy, per SE" },
+	  "cycles the SQ reports busy, per SE", "cycles" },
 };
 
 const struct spm_counter_info *spm_counter_table(unsigned int *count)

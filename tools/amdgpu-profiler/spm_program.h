@@ -66,6 +66,7 @@ struct spm_counter_info {
 	unsigned int only_32bit; /* programmed 32-bit only (SQ: aqlprofile
 				  * always does; 16-bit is not verified) */
 	const char *what;	/* one line for a listing */
+	const char *unit;	/* what it counts, plural: "cycles", "waves" */
 };
 
 /* Where a configured counter went. */

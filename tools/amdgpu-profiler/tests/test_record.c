@@ -43,6 +43,7 @@
 
 static char recorder[PATH_MAX + 32], dump[PATH_MAX + 32];
 static char preload[PATH_MAX + 32], params[64], stats[96];
+static char svg_check[PATH_MAX + 32];
 static char out[1 << 20];	/* a decoded CSV too */
 
 static void put_param(const char *name, const char *value)
@@ -357,6 +358,39 @@ static void test_clock(void)
 }
 
 /*
+ * The dump's --counter-svg of @file against its --counters CSV, parsed by
+ * tests/check_counter_svg.py (python3's xml.etree): a panel per counter
+ * with its unit, a line per XCC with samples, every point the mean of its
+ * group of samples. Returns true if it agrees (or python3 is missing,
+ * which is said).
+ */
+static bool chart_ok(const char *file, const char *what,
+		     unsigned long points)
+{
+	char svg[128], csv[128], cmd[PATH_MAX * 3];
+	bool ok;
+
+	if (capture("command -v python3 >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "%s: no python3: the counter chart is not checked\n",
+			what);
+		return true;
+	}
+	snprintf(svg, sizeof(svg), "%s/chart.svg", params);
+	snprintf(csv, sizeof(csv), "%s/chart.csv", params);
+	snprintf(cmd, sizeof(cmd), "%s -q --counters %s --counter-svg %s --chart-points %lu %s 2>&1",
+		 dump, csv, svg, points, file);
+	ok = capture(cmd) == 0;
+	snprintf(cmd, sizeof(cmd), "python3 %s %s %s %lu 2>&1", svg_check, svg,
+		 csv, points);
+	ok = capture(cmd) == 0 && has("ok: ") && ok;
+	if (!ok)
+		fprintf(stderr, "%s: %s", what, out);
+	unlink(svg);
+	unlink(csv);
+	return ok;
+}
+
+/*
  * Decoding what another process programmed: the fake kernel writes whole
  * samples for a configuration (samples=, its own generator), the
  * recorder stores the same configuration (-e, -I, --no-program: it
@@ -497,6 +531,10 @@ static void test_decode(void)
 			CHECK(!strcmp(ok, "True"));
 		}
 	}
+
+	/* The chart: both XCCs' lines in every panel */
+	CHECK(chart_ok(file, "decode", 1000));
+	CHECK(has("ok: 3 panels, 6 lines, "));
 
 	/* A recording without a configuration: said, exit 1 */
 	CHECK(run("version=1.1,xcc=2,fill_ms=5", 0, "-q", "-t", "0.1", "-o",
@@ -682,6 +720,43 @@ static void test_program(void)
 	CHECK(rows[0] > 100);
 	if (bad || rows[0] <= 100)
 		fprintf(stderr, "program 9.4.3: %lu bad rows of %lu\n", bad, rows[0]);
+	/* The chart of these samples: one line per counter */
+	CHECK(chart_ok(file, "program 9.4.3", 1000));
+	CHECK(has("ok: 3 panels, 3 lines, "));
+	CHECK(has(", 0 lines of grouped points, 0 ending in a partial group"));
+	/*
+	 * Fewer points than samples: groups of g samples, g a power of two
+	 * that does not divide the count, so the last point is a partial
+	 * group; at most 2P points a line end in groups of g when
+	 * P * g <= n < 2P * g, P = n / g.
+	 */
+	{
+		unsigned long n = rows[0], g = 2;
+
+		while (n % g == 0)
+			g *= 2;
+		/* (a power of two has no such g: the case is left out) */
+		if (n / g < 1 || !(n & (n - 1))) {
+			fprintf(stderr, "program 9.4.3: %lu samples: no partial group to check\n", n);
+		} else {
+			CHECK(chart_ok(file, "program 9.4.3, grouped", n / g));
+			CHECK(has(", 3 lines of grouped points, 3 ending in a partial group"));
+			snprintf(cmd, sizeof(cmd), "%s -q --counter-svg /dev/stdout --chart-points %lu %s | grep -c 'data-group=\"%lu\"'",
+				 dump, n / g, file, g);
+			CHECK(capture(cmd) == 0 && !strcmp(out, "3\n"));
+		}
+	}
+
+	/*
+	 * Eight times the samples (about 7000 in 0.3 s): more than the chart
+	 * draws one by one, so its points are means of groups.
+	 */
+	CHECK(run("version=1.1,xcc=1,rlc=1,fill_ms=5", 0, "-q", "-t", "0.3",
+		  "-T", "20", "-e", PROG_EVENTS, "-I", "4096", "-o", file,
+		  NULL) == 0);
+	CHECK(stat_of("samples_programmed") > 4000);
+	CHECK(chart_ok(file, "program, more samples", 1000));
+	CHECK(has(", 3 lines of grouped points, "));
 
 	/* GC 9.4.1 (8 SEs, SEGMENT_SIZE_CORE1), 32-bit CPC counters */
 	CHECK(run("version=1.1,xcc=1,rlc=1,fill_ms=5,gc=9.4.1", 0, "-q", "-t",
@@ -823,6 +898,8 @@ int main(int argc, char **argv)
 	*slash = '\0';
 	snprintf(recorder, sizeof(recorder), "%s/amdgpu-spm-record", self);
 	snprintf(dump, sizeof(dump), "%s/amdgpu-spm-dump", self);
+	snprintf(svg_check, sizeof(svg_check), "%s/tests/check_counter_svg.py",
+		 self);
 	if (access(recorder, X_OK) || access(dump, X_OK) ||
 	    access(preload, R_OK)) {
 		fprintf(stderr, "need %s, %s and %s (make all)\n", recorder,
