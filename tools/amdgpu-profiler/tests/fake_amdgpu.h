@@ -5,9 +5,13 @@
  * Tests only: a model of DRM_IOCTL_AMDGPU_PROFILER as the kernel series
  * implements it (input checks, ownership, the wait and its write-back of
  * the time left, per-XCC shares with 1.0 or 1.1 headers), so the tools and
- * the hsakmt provider can be exercised without a GPU. The hsakmt unit test
- * calls it in-process; fake_amdgpu_preload.so puts it behind open() and
- * ioctl() of a chosen render node path for whole programs.
+ * the hsakmt provider can be exercised without a GPU; and of the ioctls
+ * libdrm_amdgpu issues to submit a command stream (GEM, GEM_VA, CTX, CS,
+ * WAIT_CS, AMDGPU_INFO), whose IBs it runs through the independent PM4
+ * decoder and RLC model of spm_model.h, streaming what they programmed.
+ * The hsakmt unit test calls it in-process; fake_amdgpu_preload.so puts it
+ * behind open(), ioctl(), mmap() and fcntl() of a chosen render node path
+ * for whole programs.
  */
 #ifndef FAKE_AMDGPU_H
 #define FAKE_AMDGPU_H

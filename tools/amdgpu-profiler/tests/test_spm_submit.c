@@ -11,8 +11,11 @@
  * mapping and context is given back after a submission that worked and
  * after each step failing (the fake counts them; the VA range, which is
  * libdrm's own allocator, shows by the next submission getting the same
- * address); that a job that never finishes is a timeout; and which GC the
- * device is, from ip_discovery_version and without it.
+ * address); that a job that never finishes is a timeout; which GC the
+ * device is, from ip_discovery_version and without it; and two rules of
+ * the fake kernel the recorder relies on being checked: a start stream
+ * before the first buffer is reset by it, and a stream that writes a
+ * ring register makes SPM stop with EIO.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "amdgpu_spm_uapi.h"
 #include "fake_amdgpu.h"
 #include "spm_program.h"
 #include "spm_submit.h"
@@ -215,6 +219,57 @@ static void test_bad_ib(void)
 	put_device(dev, fd);
 }
 
+/*
+ * The fake's kernel rules: the first buffer of a run resets the SPM
+ * (counting started before it streams nothing, after it streams), and a
+ * stream writing a register the kernel owns (RLC_SPM_PERFMON_RING_SIZE
+ * here) stops SPM: SET_DEST_BUF fails with EIO from then on.
+ */
+static void test_kernel_rules(void)
+{
+	static const uint32_t ring_size[] = {
+		0xc0017900u, 0xA000 + 0x3c83 - 0xc000, 0x1000 };
+	const struct fake_amdgpu_stats *st;
+	amdgpu_device_handle dev;
+	uint32_t ib[1024], timeout, bytes, loss;
+	static char buf[2][8192] __attribute__((aligned(32)));
+	int fd, n;
+
+	reset("version=1.1,rlc=1,fill_ms=2");
+	dev = device(&fd);
+	if (!dev)
+		return;
+	n = start_stream(SPM_GC_9_4_3, ib, 1024);
+	CHECK(amdgpu_spm_fd_acquire(fd) == 0);
+	/* Started before the first buffer: the install resets it */
+	CHECK(spm_submit_ib(dev, ib, (uint32_t)n, TIMEOUT_NS, NULL) == 0);
+	timeout = 0;
+	CHECK(amdgpu_spm_fd_set_dest_buf(fd, buf[0], 8192, &timeout, &bytes,
+					 &loss) == 0);
+	timeout = 20;
+	CHECK(amdgpu_spm_fd_set_dest_buf(fd, buf[1], 8192, &timeout, &bytes,
+					 &loss) == 0);
+	CHECK(bytes == 0);
+	/* Started after it: samples */
+	CHECK(spm_submit_ib(dev, ib, (uint32_t)n, TIMEOUT_NS, NULL) == 0);
+	timeout = 20;
+	CHECK(amdgpu_spm_fd_set_dest_buf(fd, buf[0], 8192, &timeout, &bytes,
+					 &loss) == 0);
+	CHECK(bytes > 0 && bytes % 320 == 0);
+	st = fake_amdgpu_stats();
+	CHECK(st->spm_start == 2 && st->ring_writes == 0);
+	/* A ring register written from a stream */
+	CHECK(spm_submit_ib(dev, ring_size, 3, TIMEOUT_NS, NULL) == 0);
+	st = fake_amdgpu_stats();
+	CHECK(st->ring_writes == 1);
+	timeout = 0;
+	CHECK(amdgpu_spm_fd_set_dest_buf(fd, buf[1], 8192, &timeout, &bytes,
+					 &loss) == -EIO);
+	CHECK(amdgpu_spm_fd_release(fd) == 0);
+	check_balanced("the kernel rules");
+	put_device(dev, fd);
+}
+
 /* The GC version from the device, with and without ip_discovery_version. */
 static void test_gc(void)
 {
@@ -265,6 +320,7 @@ int main(void)
 	test_submit();
 	test_unwind();
 	test_bad_ib();
+	test_kernel_rules();
 	test_gc();
 	return unit_done();
 }
