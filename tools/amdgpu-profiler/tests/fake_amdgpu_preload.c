@@ -191,6 +191,8 @@ static int dup_of(int fd, int ret)
 
 EXPORT int dup(int fd)
 {
+	if (!real_dup)
+		real_dup = dlsym(RTLD_NEXT, "dup");
 	return dup_of(fd, real_dup(fd));
 }
 
@@ -213,6 +215,8 @@ EXPORT int fcntl(int fd, int cmd, ...)
 	va_start(ap, cmd);
 	arg = va_arg(ap, void *);
 	va_end(ap);
+	if (!real_fcntl)
+		real_fcntl = dlsym(RTLD_NEXT, "fcntl");
 	return do_fcntl(real_fcntl, fd, cmd, arg);
 }
 
@@ -224,6 +228,10 @@ EXPORT int fcntl64(int fd, int cmd, ...)
 	va_start(ap, cmd);
 	arg = va_arg(ap, void *);
 	va_end(ap);
+	if (!real_fcntl64)
+		real_fcntl64 = dlsym(RTLD_NEXT, "fcntl64");
+	if (!real_fcntl)
+		real_fcntl = dlsym(RTLD_NEXT, "fcntl");
 	return do_fcntl(real_fcntl64 ? real_fcntl64 : real_fcntl, fd, cmd,
 			arg);
 }
