@@ -111,6 +111,30 @@ static void rdma_fake_bo_init(struct rdma_fake *f, struct amdgpu_bo *bo,
 	bo->tbo.type = ttm_bo_type_device;
 }
 
+/*
+ * A bo_va left after the test's own amdgpu_vm_fini(): that freed its
+ * mappings and the VM's root, so amdgpu_vm_bo_del(), which asserts the
+ * root's reservation, cannot run; what it would still do is this.
+ */
+static void rdma_fake_bo_va_free(struct rdma_fake *f, struct amdgpu_bo *bo,
+				 struct amdgpu_bo_va *bo_va)
+{
+	struct amdgpu_vm_bo_base **base;
+
+	for (base = bo ? &bo->vm_bo : NULL; base && *base; base = &(*base)->next) {
+		if (*base == &bo_va->base) {
+			*base = bo_va->base.next;
+			break;
+		}
+	}
+	spin_lock(&f->vm->status_lock);
+	list_del(&bo_va->base.vm_status);
+	spin_unlock(&f->vm->status_lock);
+	WARN_ON(!list_empty(&bo_va->valids) || !list_empty(&bo_va->invalids));
+	dma_fence_put(bo_va->last_pt_update);
+	kfree(bo_va);
+}
+
 static void rdma_fake_release(void *data)
 {
 	struct rdma_fake *f = data;
@@ -118,11 +142,28 @@ static void rdma_fake_release(void *data)
 	unsigned int i;
 
 	/*
-	 * What amdgpu_vm_fini() would have done for the registrations; the
-	 * rest of the VM is undone by amdgpu_kunit_helper_init_vm()'s action.
+	 * What the process's exit does: the handles close (amdgpu_vm_bo_del()
+	 * of each BO's and the PRT bo_va), then, unless the test did it, the
+	 * real amdgpu_vm_fini(), which ends the VM's registrations and frees
+	 * what the mappings left (kmemleak checks that nothing is left).
 	 */
-	if (!f->vm_done)
-		amdgpu_rdma_vm_fini(f->vm);
+	if (!f->vm_done) {
+		for (i = 0; i < f->nbos; i++)
+			if (f->bos[i]->bo_va)
+				rdma_fake_bo_del(f, f->bos[i]);
+		if (f->prt_va) {
+			rdma_fake_lock(f, NULL);
+			amdgpu_vm_bo_del(f->adev, f->prt_va);
+			rdma_fake_unlock(f, NULL);
+		}
+		rdma_fake_vm_fini(f);
+	} else {
+		for (i = 0; i < f->nbos; i++)
+			if (f->bos[i]->bo_va)
+				rdma_fake_bo_va_free(f, &f->bos[i]->bo, f->bos[i]->bo_va);
+		if (f->prt_va)
+			rdma_fake_bo_va_free(f, NULL, f->prt_va);
+	}
 	/* Ends what the test left: persistent pins, tombstones' pins. */
 	amdgpu_rdma_device_fini(f->adev);
 	amdkfd_rdma_synchronize();

@@ -79,6 +79,8 @@ struct rdma_fake {
 	atomic_t pins;
 	atomic_t unpins;
 	bool vm_done;
+	/* a bo_va without a BO (the PRT one) a test added: deleted at the end */
+	struct amdgpu_bo_va *prt_va;
 };
 
 struct rdma_fake *rdma_fake_init(struct kunit *test);

@@ -316,6 +316,7 @@ static void rdma_get_pages_rejects(struct kunit *test)
 		rdma_fake_lock(ctx->f, NULL);
 		prt_va = amdgpu_vm_bo_add(ctx->f->adev, ctx->f->vm, NULL);
 		KUNIT_ASSERT_NOT_NULL(test, prt_va);
+		ctx->f->prt_va = prt_va;
 		KUNIT_ASSERT_EQ(test, amdgpu_vm_bo_unmap(ctx->f->adev,
 							 ctx->bo->bo_va,
 							 GET_VA), 0);
