@@ -4,6 +4,7 @@
 should have run.
 
     kunit-result.py RAW_LOG [--tests DIR] [--filter GLOB] [--allowed-skips FILE]
+                    [--very-slow-filtered]
 
 Prints "passed failed skipped": the leaf test cases (each parameter of a
 parameterised case is one) that passed, failed and were skipped. Each
@@ -11,14 +12,19 @@ problem below adds one failure and prints a line "FAIL kunit: ..." on
 stderr:
 
 - a kernel splat (lockdep, KASAN, BUG, WARNING, sleeping in atomic
-  context, a hung task, a soft lockup, an RCU stall, UBSAN, kmemleak)
-  anywhere in the log;
+  context, a hung task, a soft lockup, an RCU stall, UBSAN, an object
+  that the amdgpu_kunit_kmemleak suite found leaked) anywhere in the log;
+- the per-case deadline of scripts/kunit-watch.py (no result for too
+  long): the suite and the last case that finished are named;
+- the amdgpu_kunit_kmemleak suite not being the last suite that ran, when
+  it ran (the leaks of the suites after it would go unchecked);
 - no top-level KTAP plan (the test kernel printed no results), or fewer
   suites finished than the plan announced (the log ends early: a hang,
   a reboot, a panic);
 - a suite registered in DIR (the kunit_test_suite()s of its *.c files)
   and matched by GLOB (kunit.py's filter, suite part) that reported
-  nothing;
+  nothing; with --very-slow-filtered (the run filtered on speed>very_slow)
+  a suite marked KUNIT_SPEED_VERY_SLOW is not expected;
 - a suite whose cases do not add up to its plan, or that did not finish;
 - kunit.py's QEMU timeout;
 - a skipped case that FILE does not allow (one fnmatch pattern of
@@ -40,7 +46,13 @@ SPLAT = re.compile(r"(BUG: |WARNING: |KASAN|possible circular locking|"
                    r"INFO: task .* blocked for more than|"
                    r"soft lockup - CPU#|rcu: INFO: rcu_.* self-detected stall|"
                    r"rcu_.* detected stalls|UBSAN: |"
-                   r"kmemleak: [0-9]+ new suspected memory leaks)")
+                   r"unreferenced object 0x|kmemleak: .* leaked during the tests)")
+# The one hung-task report that is not a failure: built in, KUnit runs
+# from PID 1 (still "swapper/0" before init), which waits uninterruptibly
+# for each case (kunit_try_catch_run()), so any case longer than the
+# detector's 20 s is reported there. A case's own thread is
+# "kunit_try_catch"; kworkers and the rest stay failures.
+EXECUTOR_WAIT = re.compile(r"INFO: task swapper/0:1 blocked for more than")
 RESULT = re.compile(r"^(not ok|ok) \d+ (.*?)(\s+#\s*(SKIP|skip).*)?$")
 # printk's time and caller prefixes, when the test kernel prints them
 PREFIX = re.compile(r"^(?:\[\s*(?:[0-9]+\.[0-9]+|[TC][0-9]+)\])+ ?")
@@ -48,12 +60,15 @@ INIT_FAILED = re.compile(r"# failed to initialize")
 PLAN = re.compile(r"^1\.\.(\d+)$")
 SUBTEST = re.compile(r"^# Subtest: (.*)$")
 TIMEOUT = re.compile(r"timed out after [0-9.]+ seconds")
+DEADLINE = re.compile(r"^kunit-watch: no KUnit result for ([0-9]+) s")
+LEAK_SUITE = "amdgpu_kunit_kmemleak"
 SUITE_DEF = re.compile(r"static struct kunit_suite (\w+) = \{(.*?)\n\};", re.S)
 SUITE_REG = re.compile(r"kunit_test_suites?\(([^)]*)\)")
 
 
-def registered_suites(test_dir, problems):
-    """The names of the suites the *.c files of test_dir register; a
+def registered_suites(test_dir, problems, very_slow_filtered=False):
+    """The names of the suites the *.c files of test_dir register (less
+    those marked KUNIT_SPEED_VERY_SLOW when the run filtered them out); a
     registered suite whose name cannot be read off its definition is a
     problem (it could drop out of the build unnoticed)."""
     names = set()
@@ -65,11 +80,14 @@ def registered_suites(test_dir, problems):
         found = {}
         for m in SUITE_DEF.finditer(text):
             name = re.search(r'\.name\s*=\s*"([^"]+)"\s*,', m.group(2))
-            if name:
+            if name and very_slow_filtered and "KUNIT_SPEED_VERY_SLOW" in m.group(2):
+                found[m.group(1)] = None
+            elif name:
                 found[m.group(1)] = name.group(1)
         for var in sorted(regs):
             if var in found:
-                names.add(found[var])
+                if found[var]:
+                    names.add(found[var])
             else:
                 problems.append("cannot tell the name of the suite %s registers in %s"
                                 % (var, os.path.basename(path)))
@@ -92,6 +110,7 @@ def main():
     ap.add_argument("--tests")
     ap.add_argument("--filter", default="")
     ap.add_argument("--allowed-skips")
+    ap.add_argument("--very-slow-filtered", action="store_true")
     args = ap.parse_args()
 
     passed = failed = skipped = 0
@@ -101,22 +120,31 @@ def main():
     top_plan = None
     finished = 0
     suites = {}          # name -> [plan, cases reported, finished]
+    order = []           # suites in the order they started
+    last_case = None     # the last case of the current suite that finished
     suite = case = None  # the suite and the parameterised case being read
     prev_indent = -1
     for raw in open(args.log, errors="replace").read().splitlines():
         line = PREFIX.sub("", raw, count=1)
-        if SPLAT.search(line):
+        if SPLAT.search(line) and not EXECUTOR_WAIT.search(line):
             problems.append("splat: " + line.strip())
         if TIMEOUT.search(line):
             problems.append("QEMU hit kunit.py's timeout: " + line.strip())
+        m = DEADLINE.match(line)
+        if m:
+            problems.append("no result for %s s (the per-case deadline): a case of suite %s "
+                            "stopped making progress after %s"
+                            % (m.group(1), suite or "(none started)",
+                               "case " + last_case if last_case else "the suite began"))
         if INIT_FAILED.search(line):
             problems.append("a suite's init failed: " + line.strip())
         text = line.strip()
         indent = len(line) - len(line.lstrip())
         m = SUBTEST.match(text)
         if m and indent == 4:
-            suite, case = m.group(1), None
+            suite, case, last_case = m.group(1), None, None
             suites[suite] = [None, 0, False]
+            order.append(suite)
         elif m and indent == 8:
             case = m.group(1)
         m = PLAN.match(text)
@@ -138,6 +166,7 @@ def main():
             leaf_failed = 0
         elif indent == 4 and suite:
             suites[suite][1] += 1
+            last_case = m.group(2)
         # Children's results come right before their parent's, indented
         # deeper: a result is a leaf unless the result before it is deeper.
         leaf = prev_indent <= indent
@@ -165,9 +194,13 @@ def main():
                         "(hang, reboot or panic)" % (finished, top_plan))
     if args.tests:
         glob_suite = args.filter.split(".", 1)[0] or "*"
-        for name in sorted(registered_suites(args.tests, problems)):
+        for name in sorted(registered_suites(args.tests, problems,
+                                             args.very_slow_filtered)):
             if fnmatch.fnmatchcase(name, glob_suite) and name not in suites:
                 problems.append("suite %s reported nothing" % name)
+    if LEAK_SUITE in suites and order[-1] != LEAK_SUITE:
+        problems.append("suite %s ran before %s: the leaks of the suites after it "
+                        "were not checked" % (LEAK_SUITE, order[-1]))
     for name, (plan, cases, done) in sorted(suites.items()):
         if plan == 0:
             problems.append("suite %s has no cases" % name)

@@ -13,8 +13,8 @@ fail=0
 
 verdict() { # verdict <log> <filter> <allowed skips> <want "p f s"> <text> <what>
 	local log=$1 filter=$2 skips=$3 want=$4 text=$5 what=$6 out got
-	out=$(python3 "$TOP/scripts/kunit-result.py" "$dir/$log" --tests "$dir/tests" \
-		--filter "$filter" --allowed-skips "$skips" 2>&1)
+	out=$(python3 "$TOP/scripts/kunit-result.py" "$dir/$log" --tests "$dir/${TESTS:-tests}" \
+		--filter "$filter" --allowed-skips "$skips" ${SLOW_FILTERED:+--very-slow-filtered} 2>&1)
 	got=$(echo "$out" | tail -n 1)
 	if [ -z "$text" ]; then
 		[ "$got" = "$want" ] && ! echo "$out" | grep -q '^FAIL'
@@ -45,9 +45,59 @@ verdict timeout.log '' /dev/null '1 5 0' "QEMU hit kunit.py's timeout" \
 	"QEMU's timeout fails the run and is named"
 verdict hung.log '' /dev/null '4 1 0' 'splat: INFO: task kworker/0:1:42 blocked for more than' \
 	"a hung-task report fails the run"
-verdict leak.log '' /dev/null '4 1 0' 'splat: kmemleak: 3 new suspected memory leaks' \
-	"a kmemleak report fails the run"
+verdict executor-wait.log '' /dev/null '4 0 0' '' \
+	"the KUnit executor (PID 1) waiting for a case longer than 20 s is not a hung task"
+verdict leak.log '' /dev/null '4 2 0' 'splat: # kmemleak_no_leaks_in_the_run: unreferenced object 0x' \
+	"an object the kmemleak suite found leaked fails the run"
+verdict leak.log '' /dev/null '4 2 0' 'splat: kmemleak: 1 object(s) leaked during the tests' \
+	"... and the count is named"
+verdict boot-leak.log '' /dev/null '4 0 0' '' \
+	"objects lost before the tests began (kmemleak's own summary line) are not the tests' failure"
+verdict leak-order.log '' /dev/null '5 1 0' 'suite amdgpu_kunit_kmemleak ran before beta' \
+	"a kmemleak scan that did not run last fails the run"
+verdict deadline.log '' /dev/null '3 4 0' 'no result for 60 s (the per-case deadline): a case of suite beta stopped making progress after the suite began' \
+	"the per-case deadline fails the run and names the suite"
+TESTS=tests-slow verdict complete.log '' /dev/null '4 1 0' 'suite gamma reported nothing' \
+	"a very slow suite is expected when the run did not filter on speed"
+TESTS=tests-slow SLOW_FILTERED=1 verdict complete.log '' /dev/null '4 0 0' '' \
+	"... and not when it filtered on speed>very_slow"
 verdict skip.log '' /dev/null '3 1 0' 'unexpected skip: alpha.alpha_param/one' \
 	"a skip that no file allows fails the run, and is not counted as skipped"
 verdict skip.log '' "$dir/allowed-skips" '3 0 1' '' "a skip the file allows is counted as skipped"
+
+# The same pipeline on the real test kernel (KUNIT_EXEC=1: the one make
+# check's KUnit stage built and ran): amdgpu_kunit_selftest's cases go
+# wrong on purpose, one per boot (amdgpu.kunit_selftest=<case>), and each
+# run must fail with the lines that name the cause. The deadline is short
+# where a case is known to stop; the deadlock's boot waits long enough for
+# the hung-task detector (CONFIG_DEFAULT_HUNG_TASK_TIMEOUT=20: a report 20
+# to 40 s after the case blocks).
+real() { # real <case> <deadline> <what> <text>...
+	local c=$1 dl=$2 what=$3 out rc t ok=0 missing=
+	shift 3
+	set +e
+	out=$(KUNIT_EXEC=1 KUNIT_VERY_SLOW=1 KUNIT_DEADLINE=$dl \
+		KUNIT_LOGS="$BUILD/selftest-$c" "$TOP/scripts/kunit.sh" \
+		--kernel_args=amdgpu.kunit_selftest="$c" 'amdgpu_kunit_*' 2>&1)
+	rc=$?
+	set -e
+	[ "$rc" != 0 ] || ok=1
+	for t; do
+		echo "$out" | grep '^FAIL kunit: ' | grep -qF -- "$t" || { ok=1; missing="$missing; no \"$t\""; }
+	done
+	result $ok "test kernel, amdgpu.kunit_selftest=$c: $what (exit $rc$missing; see $BUILD/selftest-$c.raw)"
+}
+if [ -f "$KTREE/.kunit/.config" ]; then
+	real deadlock 120 "a case that deadlocks fails the run, named by lockdep, the hung-task detector and the deadline" \
+		"splat: WARNING: possible recursive locking detected" \
+		"splat: INFO: task kunit_try_catch" \
+		"no result for 120 s (the per-case deadline): a case of suite amdgpu_kunit_selftest"
+	real leak 120 "a case that leaks fails the run, named by the kmemleak suite" \
+		"splat: # kmemleak_no_leaks_in_the_run: unreferenced object 0x" \
+		"object(s) leaked during the tests"
+	real never_returns 30 "a case that never returns fails the run at the deadline, naming the case before it" \
+		"no result for 30 s (the per-case deadline): a case of suite amdgpu_kunit_selftest stopped making progress after case selftest_leak"
+else
+	result 1 "test kernel self-test: no test kernel in $KTREE/.kunit (the KUnit stage builds it)"
+fi
 exit $fail

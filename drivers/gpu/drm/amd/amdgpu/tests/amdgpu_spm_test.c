@@ -1540,13 +1540,16 @@ static void spm_bench_wakeups(struct kunit *test)
 }
 
 static struct kunit_case amdgpu_spm_bench_cases[] = {
-	KUNIT_CASE_SLOW(spm_bench_wakeups),
+	/* very slow, as its suite: a slow case would be let in */
+	KUNIT_CASE_ATTR(spm_bench_wakeups, { .speed = KUNIT_SPEED_VERY_SLOW }),
 	{}
 };
 
 static struct kunit_suite amdgpu_spm_bench_suite = {
 	.name = "amdgpu_spm_bench",
 	.test_cases = amdgpu_spm_bench_cases,
+	/* make bench only: make check's run filters on speed>very_slow */
+	.attr = { .speed = KUNIT_SPEED_VERY_SLOW },
 };
 
 static struct kunit_case amdgpu_spm_cases[] = {

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Run a KUnit command with a deadline on each result.
+
+    kunit-watch.py --deadline SECONDS --log FILE -- COMMAND...
+
+Copies COMMAND's output (stdout and stderr) to FILE line by line. When no
+KTAP result line ("ok N ..." or "not ok N ...", at any depth) has come for
+SECONDS since the previous one (or since the first line of the test
+kernel's KTAP output), the case that is running is taken to have stopped
+making progress: the whole process group (kunit.py and its QEMU) is
+killed, and FILE gets the line
+
+    kunit-watch: no KUnit result for N s (the per-case deadline): stopped
+
+which scripts/kunit-result.py turns into a failure naming the suite and
+the last case that finished. Before the test kernel prints its first KTAP
+line (while kunit.py configures, builds and boots) no deadline applies:
+kunit.py's own --timeout covers that.
+
+The deadline is not a measurement: it only has to be far above the
+longest wait for one result that a working case causes (the last line of
+FILE says what it was in this run), and far below kunit.py's timeout.
+Exit status: COMMAND's, or 124 when the deadline stopped it.
+"""
+import argparse
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+
+RESULT = re.compile(r"^(?:\[[^\]]*\]\s*)*\s*(ok|not ok) \d+ ")
+KTAP = re.compile(r"^(?:\[[^\]]*\]\s*)*\s*(KTAP version|TAP version)")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--deadline", type=float, required=True)
+    ap.add_argument("--log", required=True)
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    args = ap.parse_args()
+    cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             env=env, start_new_session=True)
+    out = open(args.log, "w")
+    since = None       # when the last result (or the KTAP header) came
+    longest = 0.0
+    stopped = False
+    pending = b""
+    fd = child.stdout.fileno()
+    while True:
+        wait = None if since is None else max(0.0, since + args.deadline - time.monotonic())
+        ready, _, _ = select.select([fd], [], [], wait)
+        now = time.monotonic()
+        if not ready:
+            out.write("kunit-watch: no KUnit result for %d s (the per-case deadline): "
+                      "stopped\n" % args.deadline)
+            out.flush()
+            os.killpg(child.pid, signal.SIGKILL)
+            stopped = True
+            break
+        data = os.read(fd, 65536)
+        if not data:
+            break
+        pending += data
+        *lines, pending = pending.split(b"\n")
+        for raw in lines:
+            line = raw.decode("utf-8", "replace")
+            out.write(line + "\n")
+            if RESULT.match(line) or (since is None and KTAP.match(line)):
+                if since is not None:
+                    longest = max(longest, now - since)
+                since = now
+        out.flush()
+    if pending:
+        out.write(pending.decode("utf-8", "replace") + "\n")
+    rc = child.wait()
+    out.write("kunit-watch: longest wait for one KUnit result: %.1f s (deadline %d s)\n"
+              % (longest, args.deadline))
+    out.close()
+    sys.exit(124 if stopped else rc)
+
+
+if __name__ == "__main__":
+    main()
