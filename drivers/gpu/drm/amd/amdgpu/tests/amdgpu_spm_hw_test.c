@@ -350,16 +350,114 @@ static void spm_hw_stream_8(struct kunit *test)
 	stream_run(test, &r);
 }
 
+/* Wait until every XCC of @n has written @bytes into its ring */
+static bool wait_emitted(struct spm_env *e, unsigned int n, u64 bytes)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(60000);
+	unsigned int i;
+
+	do {
+		for (i = 0; i < n; i++)
+			if (READ_ONCE(e->m->x[i].emitted) < bytes)
+				break;
+		if (i == n)
+			return true;
+		usleep_range(1000, 2000);
+	} while (time_before(jiffies, end));
+	return false;
+}
+
 /*
- * The drain timer alone keeps up with an RLC that streams from a thread
- * (at a rate this emulated, instrumented kernel can itself produce and copy:
- * real time under QEMU without KVM is far slower than hardware).
+ * The drain timer alone, with no ioctl while the RLC streams: the profiler
+ * installs a destination for the rest of the stream once the stream has
+ * begun, and waits. The longest period (amdgpu.spm_backstop_ms) is set to
+ * twice the time the stream takes to fill a ring, so a worker that kept
+ * it would lap every ring, and what the worker must find instead is the
+ * period its pace (amdgpu_spm_pace_next(): drain when a ring is 3/8 full)
+ * gives at the rate the RLC really streams: the case asserts that period
+ * against the rate it measures itself. Between two drains at that pace 5/8
+ * of a ring time (300 ms here) is to spare before a lap, so a slow host
+ * does not fail the case; a ring lapped for a wrong pace does.
  */
 static void spm_hw_stream_timer(struct kunit *test)
 {
-	const struct stream_run r = { min(nxcc_of(test), 2u), 8000000, 4 * SZ_1M };
+	const u32 ring = SZ_512K, rate = SZ_1M, total = 4 * SZ_1M;
+	unsigned int n = min(nxcc_of(test), 2u), i;
+	struct spm_env *e = hw_env(test, n, ring);
+	u32 first = SZ_256K, share = total + SZ_256K;
+	unsigned long buf0 = spm_env_user_buf(test, n * first, MAP_PRIVATE | MAP_ANONYMOUS);
+	unsigned long buf1 = spm_env_user_buf(test, n * share, MAP_PRIVATE | MAP_ANONYMOUS);
+	struct spm_model_check chk[AMDGPU_SPM_MAX_XCC] = {};
+	struct drm_amdgpu_spm_buffer_header h;
+	struct amdgpu_spm_stats st0, mid, st1;
+	struct drm_amdgpu_spm_args out;
+	struct spm_model_stream *st;
+	u64 t0, t1, achieved;
 
-	stream_run(test, &r);
+	amdgpu_spm_backstop_ms = 2 * 1000 * ring / rate;
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf0, n * first, 0, NULL), 0);
+	for (i = 0; i < n; i++)
+		spm_model_profiler_start(e->m, i, SAMPLE);
+	spm_env_stats(test, e, 0, &st0);
+	t0 = ktime_get_ns();
+	st = spm_model_stream_start(test, e->m, GENMASK(n - 1, 0), rate, total);
+	/* A drain once an eighth of a ring is in: the rate is known from here */
+	KUNIT_ASSERT_TRUE(test, wait_emitted(e, n, ring / 8));
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf1, n * share, 0, &out), 0);
+
+	/* Half way: the period the worker chose, against the rate reached */
+	KUNIT_ASSERT_TRUE(test, wait_emitted(e, n, total / 2));
+	spm_env_stats(test, e, 0, &mid);
+	achieved = div64_u64(READ_ONCE(e->m->x[0].emitted) * NSEC_PER_SEC,
+			     ktime_get_ns() - t0);
+	kunit_info(test, "%u XCCs at %llu KB/s each: drain period %llu ms (3/8 of a ring: %llu ms)\n",
+		   n, achieved >> 10, div64_u64(mid.period_ns, NSEC_PER_MSEC),
+		   div64_u64((u64)ring * 3 / 8 * 1000, achieved));
+	/* Not the backstop, and at most half a ring's time at that rate */
+	KUNIT_EXPECT_LT(test, mid.period_ns, (u64)amdgpu_spm_backstop_ms * NSEC_PER_MSEC);
+	KUNIT_EXPECT_LE(test, mul_u64_u32_div(mid.period_ns, achieved, NSEC_PER_SEC),
+			(u64)ring / 2);
+
+	spm_model_stream_wait(st);
+	t1 = ktime_get_ns();
+	/* Everything written reaches the second buffer, with no ioctl */
+	for (i = 0; i < n; i++) {
+		spm_env_read_header(test, buf0, i * first, &h);
+		/*
+		 * A test thread that the host kept from swapping in time may
+		 * find the first share full: that data waits in the ring for
+		 * the second buffer, which is not loss.
+		 */
+		KUNIT_EXPECT_EQ_MSG(test, h.has_data_loss & AMDGPU_SPM_LOSS_SAMPLES, 0,
+				    "xcc %u: %u bytes", i, h.bytes_copied);
+		kunit_info(test, "xcc %u: the first buffer got %u bytes%s\n", i,
+			   h.bytes_copied,
+			   h.has_data_loss & AMDGPU_SPM_LOSS_FULL ? ", full" : "");
+		spm_model_check_share(test, buf0, i * first, h.bytes_copied, i, &chk[i]);
+		KUNIT_EXPECT_TRUE_MSG(test, spm_env_wait_header(test, buf1, i * share,
+			e->m->x[i].emitted - h.bytes_copied, 60000), "xcc %u", i);
+	}
+	spm_env_stats(test, e, 0, &st1);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
+	KUNIT_EXPECT_EQ(test, out.has_data_loss, 0);
+	KUNIT_EXPECT_EQ(test, st1.laps - st0.laps, 0);
+	for (i = 0; i < n; i++) {
+		spm_env_read_header(test, buf1, i * share, &h);
+		KUNIT_EXPECT_EQ(test, h.has_data_loss, 0);
+		KUNIT_EXPECT_EQ(test, h.info.seq, 2);
+		spm_model_check_share(test, buf1, i * share, h.bytes_copied, i, &chk[i]);
+		KUNIT_EXPECT_FALSE_MSG(test, chk[i].bad, "xcc %u", i);
+		KUNIT_EXPECT_FALSE_MSG(test, chk[i].order, "xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, chk[i].gaps, 0, "xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, chk[i].lines * LINE, e->m->x[i].emitted,
+				    "xcc %u", i);
+		KUNIT_EXPECT_GE_MSG(test, e->m->x[i].emitted, (u64)total, "xcc %u", i);
+	}
+	expect_clean(test, e, n);
+	kunit_info(test, "%llu wake-ups in %llu ms\n", st1.wakeups - st0.wakeups,
+		   div64_u64(t1 - t0, NSEC_PER_MSEC));
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
 /*
@@ -906,6 +1004,56 @@ static void spm_hw_ring_mode_3_threshold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
+/*
+ * In ring mode 3, as aqlprofile selects it, an RLC that filled its ring
+ * stalls; the drain that empties the ring must tell it so (RDPTR), and the
+ * RLC then writes again, into the same stream: nothing of what it wrote
+ * before or after is lost or out of order.
+ */
+static void spm_hw_ring_mode_3_writes_after_drain(struct kunit *test)
+{
+	struct spm_env *e = hw_env(test, 1, SZ_64K);
+	const struct spm_model_layout *l = e->m->l;
+	unsigned long buf0 = spm_env_user_buf(test, SZ_128K, MAP_PRIVATE | MAP_ANONYMOUS);
+	unsigned long buf1 = spm_env_user_buf(test, SZ_128K, MAP_PRIVATE | MAP_ANONYMOUS);
+	struct spm_model_check chk = {};
+	struct drm_amdgpu_spm_buffer_header h;
+	struct drm_amdgpu_spm_args out;
+	u32 before;
+
+	/* Only the ioctls drain here */
+	amdgpu_spm_backstop_ms = 60000;
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf0, SZ_128K, 0, NULL), 0);
+	spm_model_profiler_start(e->m, 0, SAMPLE);
+	spm_model_write(e->m, 0, SPM_R_PERFMON_CNTL, 3 << l->ring_mode_shift);
+	/* Twice the ring: it fills, then stalls */
+	before = spm_model_emit(e->m, 0, 2 * SZ_64K);
+	KUNIT_EXPECT_GT(test, before, 0);
+	KUNIT_EXPECT_LT(test, before, SZ_64K);
+	KUNIT_EXPECT_GT(test, e->m->x[0].stalls, 0);
+	KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, 0, SAMPLE), 0);
+
+	/* The swap drains the ring into the first buffer */
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf1, SZ_128K, 0, &out), 0);
+	spm_env_read_header(test, buf0, 0, &h);
+	KUNIT_EXPECT_EQ(test, h.bytes_copied, before);
+	spm_model_check_share(test, buf0, 0, h.bytes_copied, 0, &chk);
+
+	/* The RLC writes again, a ring's worth and more */
+	KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, 0, 4 * SAMPLE), 4 * SAMPLE);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
+	spm_env_read_header(test, buf1, 0, &h);
+	KUNIT_EXPECT_EQ(test, h.bytes_copied, 4 * SAMPLE);
+	spm_model_check_share(test, buf1, 0, h.bytes_copied, 0, &chk);
+	KUNIT_EXPECT_FALSE(test, chk.bad);
+	KUNIT_EXPECT_FALSE(test, chk.order);
+	KUNIT_EXPECT_EQ(test, chk.gaps, 0);
+	KUNIT_EXPECT_EQ(test, chk.lines * LINE, e->m->x[0].emitted);
+	KUNIT_EXPECT_EQ(test, e->m->x[0].irqs, 0);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
 static int gfx_v9_4_3_init(struct kunit *test)
 {
 	test->priv = (void *)&spm_layout_gfx_v9_4_3;
@@ -939,6 +1087,7 @@ static struct kunit_case gfx_v9_4_3_cases[] = {
 	KUNIT_CASE(spm_hw_release_unplugged),
 	KUNIT_CASE(spm_hw_tamper_programmed),
 	KUNIT_CASE(spm_hw_ring_mode_3_threshold),
+	KUNIT_CASE(spm_hw_ring_mode_3_writes_after_drain),
 	{}
 };
 
@@ -961,6 +1110,7 @@ static struct kunit_case gfx_v9_0_cases[] = {
 	KUNIT_CASE(spm_hw_release_unplugged),
 	KUNIT_CASE(spm_hw_tamper_programmed),
 	KUNIT_CASE(spm_hw_ring_mode_3_threshold),
+	KUNIT_CASE(spm_hw_ring_mode_3_writes_after_drain),
 	{}
 };
 

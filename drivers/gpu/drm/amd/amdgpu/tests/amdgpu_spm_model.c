@@ -38,6 +38,12 @@
  * - A sample is RLC_SPM_PERFMON_SEGMENT_SIZE.PERFMON_SEGMENT_SIZE lines of
  *   32 bytes (Mesa programs the total line count there on GFX10); the ring
  *   layout and the pre-GC 11.0.1 spill are in amdgpu_spm_rlc_ring.h.
+ * - Whether a part spills is read off its GC version (the layout's
+ *   ip_version; before 11.0.1, by the amd-gfx posting "workaround for spm
+ *   ring buffer overflow"), never off the driver's spill guard: the spill
+ *   finishes the sample that crosses the end, whatever memory the driver
+ *   left after the ring. A line that would land past the ring's memory is
+ *   not written and counts as a stray write.
  * - Nothing describes what the RLC does when its ring registers change
  *   while it streams; every source stops it first. The model counts such
  *   writes as errors.
@@ -299,7 +305,7 @@ static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
 	u32 lines, sample, size, mode, vmid, fill;
 	struct spm_model_ring *mr;
 	int ring;
-	u64 base;
+	u64 base, stray;
 
 	lines = spm_model_get(m, xcc, SPM_R_SEGMENT_SIZE) & l->lines_mask;
 	sample = max(lines, 1u) * AMDGPU_SPM_LINE_SIZE;
@@ -344,11 +350,15 @@ static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
 		u32 pos = x->ring == ring ? x->w.pos : 0;
 
 		spm_rlc_ring_init(&x->w, mr->cpu, size - AMDGPU_SPM_RING_HDR_SIZE,
-				  mr->size - size, sample, xcc);
+				  0, sample, xcc);
+		/* What the driver allocated, not what it calls its guard */
+		x->w.mem = mr->size - AMDGPU_SPM_RING_HDR_SIZE;
 		x->w.pos = pos < x->w.size ? pos : 0;
 		x->ring = ring;
 	}
 	x->w.sample = sample;
+	/* A spilling part finishes the sample past the end: at most all of it */
+	x->w.guard = l->ip_version < IP_VERSION(11, 0, 1) ? sample : 0;
 
 	mode = (spm_model_get(m, xcc, SPM_R_PERFMON_CNTL) & l->ring_mode_mask) >>
 	       l->ring_mode_shift;
@@ -375,11 +385,14 @@ static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
 	}
 	/* Stream positions go on across rings, so every line is unique */
 	x->w.seq = x->seq;
+	stray = x->w.stray;
 	if (!spm_rlc_ring_sample(&x->w)) {
 		x->dropped += sample;
 		return false;
 	}
 	x->seq = x->w.seq;
+	if (x->w.stray != stray)
+		x->stray++;
 	x->emitted += sample;
 	return true;
 }
@@ -630,16 +643,26 @@ static int spm_model_stream_fn(void *data)
 	current->kunit_test = st->test;
 	while (sent < st->total && !kthread_should_stop()) {
 		u64 due = div64_u64((ktime_get_ns() - start) * st->rate, NSEC_PER_SEC);
-		u32 chunk = min_t(u64, due > sent ? due - sent : 0, st->total - sent);
+		u64 owed = min_t(u64, due > sent ? due - sent : 0, st->total - sent);
+		u32 cap = amdgpu_spm_ring_size / 16, unit, chunk;
 
 		/*
 		 * The RLC streams smoothly: never more than 1/16 of a ring at
 		 * once. A thread that fell behind stays behind (the rate it
 		 * reached is what the test reports).
 		 */
-		chunk = min_t(u32, chunk, amdgpu_spm_ring_size / 16);
-		if (due > sent + chunk)
-			start += div64_u64((due - sent - chunk) * NSEC_PER_SEC, st->rate);
+		if (owed > cap) {
+			start += div64_u64((owed - cap) * NSEC_PER_SEC, st->rate);
+			owed = cap;
+		}
+		/*
+		 * Whole samples only (spm_model_emit() rounds up to one): what
+		 * is short of a sample stays owed, else small chunks at a low
+		 * rate would stream much faster than asked.
+		 */
+		unit = max(spm_model_read(st->m, __ffs(st->mask), SPM_R_SEGMENT_SIZE) &
+			   st->m->l->lines_mask, 1u) * AMDGPU_SPM_LINE_SIZE;
+		chunk = owed == st->total - sent ? owed : rounddown(owed, unit);
 		if (chunk) {
 			for_each_set_bit(x, (unsigned long *)&st->mask, AMDGPU_SPM_MAX_XCC)
 				spm_model_emit(st->m, x, chunk);

@@ -92,7 +92,8 @@ struct spm_model_layout {
  * @vmfaults: samples written with a SPM_VMID other than 0 (the ring is a
  *	GART address: another VMID faults or writes into that VM)
  * @stray: samples written through SPM_VMID 0 (the GART) to an address
- *	that is no ring of the driver's
+ *	that is no ring of the driver's, or spilled past the end of a ring's
+ *	memory
  * @stalls: samples dropped by a ring-mode stall
  * @irqs: threshold interrupts raised
  * @reprogrammed: writes to the ring or SPM_VMID registers while streaming

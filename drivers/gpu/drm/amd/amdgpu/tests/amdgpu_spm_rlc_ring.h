@@ -42,7 +42,9 @@
  * @ring: ring memory: write pointer header, @size data bytes, @guard spill
  * @size: data bytes
  * @guard: bytes the RLC may spill past the data, 0 if it wraps exactly
- * @sample: bytes per sample, a multiple of 32
+ * @mem: bytes of memory after the header: a line that would land past it
+ *	is not written but counted in @stray
+ * @stray: lines the RLC would have written past @mem
  * @pos: offset in the data of the next line
  * @xcc: XCC id put in every line
  * @seq: stream position of the next line
@@ -51,6 +53,8 @@ struct spm_rlc_ring {
 	u8 *ring;
 	u32 size;
 	u32 guard;
+	u32 mem;
+	u64 stray;
 	u32 sample;
 	u32 pos;
 	u32 xcc;
@@ -86,6 +90,8 @@ static inline void spm_rlc_ring_init(struct spm_rlc_ring *m, void *ring,
 	m->ring = ring;
 	m->size = size;
 	m->guard = guard;
+	m->mem = size + guard;
+	m->stray = 0;
 	m->sample = sample;
 	m->pos = 0;
 	m->xcc = xcc;
@@ -111,7 +117,11 @@ static inline bool spm_rlc_ring_sample(struct spm_rlc_ring *m)
 	if (m->guard && pos + m->sample > m->size + m->guard)
 		return false;
 	for (i = 0; i < n; i++) {
-		spm_rlc_line(data + pos, m->xcc, m->seq++);
+		if (pos + AMDGPU_SPM_LINE_SIZE <= m->mem)
+			spm_rlc_line(data + pos, m->xcc, m->seq);
+		else
+			m->stray++;
+		m->seq++;
 		pos += AMDGPU_SPM_LINE_SIZE;
 		/* Later parts wrap inside the sample */
 		if (!m->guard && pos == m->size)
