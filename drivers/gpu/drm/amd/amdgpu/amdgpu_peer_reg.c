@@ -149,6 +149,7 @@ static void amdgpu_peer_lock(struct amdgpu_peer_mgr *mgr, unsigned long *flags)
 	__acquires(&mgr->lock)
 {
 	spin_lock_irqsave(&mgr->lock, *flags);
+	atomic_inc(&mgr->stats.lock_taken);
 }
 
 static void amdgpu_peer_unlock(struct amdgpu_peer_mgr *mgr,
@@ -819,6 +820,7 @@ struct amdgpu_peer_owner *amdgpu_peer_owner_create(struct amdgpu_peer_mgr *mgr)
 	owner = kzalloc(sizeof(*owner), GFP_KERNEL);
 	if (!owner)
 		return NULL;
+	atomic_inc(&mgr->stats.allocs);
 	owner->mgr = mgr;
 	owner->regs = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&owner->dying);
@@ -965,7 +967,6 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 		return -EFAULT;
 
 	amdgpu_peer_lock(mgr, &flags);
-	atomic_inc(&mgr->stats.lock_taken);
 	pin = amdgpu_peer_pin_find_locked(mgr, args->obj, args->dma_dev,
 					  args->dir);
 	if (owner->dead) {
@@ -1018,7 +1019,6 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 	reg->info.priv = reg;
 
 	amdgpu_peer_lock(mgr, &flags);
-	atomic_inc(&mgr->stats.lock_taken);
 	if (owner->dead)
 		r = -ESRCH;
 	else if (dev->dead)

@@ -88,9 +88,10 @@ struct amdgpu_peer_pin_ops {
  * @tombstones: registrations whose callback ran and that were not put
  * @reclaimed: tombstones freed because there were too many
  * @revoked: registrations ended by a device revocation
- * @allocs: memory allocations made by amdgpu_peer_register()
+ * @allocs: memory allocations of the core: registrations, pins, their
+ *	segment tables and owners
  * @seg_visits: pin segments looked at to build registrations' tables
- * @lock_taken: acquisitions of &amdgpu_peer_mgr.lock by amdgpu_peer_register()
+ * @lock_taken: acquisitions of &amdgpu_peer_mgr.lock, by any path
  * @unknown_puts: puts of a registration the core no longer knows
  * @put_waits: puts that waited for a callback running on another thread
  */

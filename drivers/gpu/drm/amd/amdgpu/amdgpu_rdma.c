@@ -121,6 +121,7 @@ static struct amdgpu_peer_dev *amdgpu_rdma_dev_get(struct amdgpu_device *adev)
 	if (!rdev) {
 		rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
 		if (rdev) {
+			atomic_inc(&amdgpu_rdma_counters.allocs);
 			limit = (u64)amdgpu_rdma_pin_limit_mb << 20;
 			if (!limit)
 				limit = adev->gmc.real_vram_size +

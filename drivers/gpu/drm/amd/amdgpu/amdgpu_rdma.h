@@ -65,12 +65,15 @@ extern int amdgpu_rdma_p2p;
  *	that pins; drm_exec allocates its object array)
  * @global_locks: acquisitions of the glue's one global mutex (the device
  *	list, on the path that pins)
+ * @allocs: memory allocations of the glue itself (a device's quota
+ *	record, at its first pin); the core counts its own
  */
 struct amdgpu_rdma_counters {
 	atomic_t proc_locks;
 	atomic_t root_locks;
 	atomic_t exec_locks;
 	atomic_t global_locks;
+	atomic_t allocs;
 };
 
 struct amdgpu_peer_mgr *amdgpu_rdma_test_mgr(void);

@@ -613,7 +613,8 @@ static void rdma_bench_repeat_get(struct kunit *test)
 			s[1] = atomic_read(&cnt->root_locks);
 			s[2] = atomic_read(&cnt->exec_locks);
 			s[3] = atomic_read(&cnt->global_locks);
-			s[4] = atomic_read(&mgr->stats.allocs);
+			s[4] = atomic_read(&mgr->stats.allocs) +
+			       atomic_read(&cnt->allocs);
 			s[5] = atomic_read(&mgr->stats.lock_taken);
 			s[6] = atomic_read(&mgr->stats.pins);
 			if (!k)
@@ -626,7 +627,7 @@ static void rdma_bench_repeat_get(struct kunit *test)
 			d[k] = v[1][k] - v[0][k];
 		if (!i || i == n - 1)
 			kunit_info(test,
-				   "bench: get %u of one BO: %d process mutex, %d root reservation alone, %d drm_exec (BO lock), %d global mutex, %d allocations, %d core spinlock sections, %d pins\n",
+				   "bench: get %u of one BO: %d process mutex, %d root reservation alone, %d drm_exec (BO lock), %d global mutex, %d allocations of ours, %d core spinlock sections, %d pins\n",
 				   i + 1, d[0], d[1], d[2], d[3], d[4], d[5],
 				   d[6]);
 	}
