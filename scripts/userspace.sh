@@ -59,12 +59,24 @@ if [ -n "$bin" ]; then
 	"$bin" -l > "$BUILD/selftests-list.log" 2>&1
 	rc=$?
 	[ "$rc" = 4 ] && grep -q 'share_header_words' "$BUILD/selftests-list.log" &&
-		grep -q 'privilege_policy' "$BUILD/selftests-list.log"
+		grep -q 'privilege_policy' "$BUILD/selftests-list.log" &&
+		grep -q 'stream_cycles' "$BUILD/selftests-list.log"
 	result $? "kselftest -l lists the tests without a device (exit $rc, $(grep -cv '^\(#\|-\|global\)' "$BUILD/selftests-list.log") tests)"
 	"$bin" -h > "$BUILD/selftests-help.log" 2>&1
 	rc=$?
 	[ "$rc" = 4 ] && grep -q '^Usage: .*-l' "$BUILD/selftests-help.log"
 	result $? "kselftest -h prints its usage without a device (exit $rc)"
+fi
+# The share checker of the stream_cycles kselftest, against made-up shares
+# (one fault each) and the start/stop streams decoded back: needs no device.
+chk=$(find "$st" -type f -name amdgpu_spm_checker -perm -u+x | head -n 1)
+if [ -n "$chk" ]; then
+	"$chk" > "$BUILD/selftests-checker.log" 2>&1
+	rc=$?
+	[ "$rc" = 0 ] && grep -q '^# Totals: pass:[1-9][0-9]* fail:0 ' "$BUILD/selftests-checker.log"
+	result $? "kselftest share checker, no device needed: $(grep '^# Totals' "$BUILD/selftests-checker.log") (exit $rc)"
+else
+	result 1 "kselftest share checker (amdgpu_spm_checker) was built"
 fi
 
 # IGT keeps not-yet-merged uAPI in include/drm-uapi-experimental/: the
@@ -144,7 +156,7 @@ else
 fi
 alt_ok=0
 cmp -s "$hdr/usr/include/drm/amdgpu_drm.h" "$alt/drm/amdgpu_drm.h" && alt_ok=1
-for f in amdgpu_spm_shares.c amdgpu_profiler_fd.c amdgpu-spm-record.c amdgpu-spm-dump.c \
+for f in amdgpu_spm_shares.c amdgpu_profiler_fd.c amdgpu-spm-record.c amdgpu-spm-dump.c spm_submit.c \
 	tests/fake_amdgpu.c test_amdgpu_profiler.c $(pkg-config --exists libhsakmt 2>/dev/null && echo hsakmt_spm.c); do
 	# shellcheck disable=SC2046 # compiler flags
 	cc -fsyntax-only -std=gnu11 -Wall -Wextra -Werror -isystem "$alt" -I"$tool" \
@@ -158,6 +170,7 @@ result $? "the tools and the kselftest also build against a uAPI $alt_ver amdgpu
 run_unit "libamdgpu_profiler unit test" "$tool/test_amdgpu_profiler"
 run_unit "recording file format unit test" "$tool/tests/test_spm_file"
 run_unit "libamdgpu_profiler device-handle calls against the fake kernel" "$tool/tests/test_libapi"
+run_unit "SPM start/stop streams submitted through libdrm's CS API, run by the fake kernel" "$tool/tests/test_spm_submit"
 run_unit "amdgpu-spm-record's error paths against the fake render node" "$tool/tests/test_record"
 run_unit "SPM programming (GC 9.4.x): PM4 streams decoded back, samples of an RLC model decoded into the values put in" \
 	"$tool/tests/test_spm_program"
