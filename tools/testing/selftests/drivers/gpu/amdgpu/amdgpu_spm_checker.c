@@ -17,8 +17,9 @@
 struct decoded {
 	unsigned int writes;		/* register writes */
 	uint32_t reg[64], val[64];	/* dword address, value */
-	unsigned int flushes, mux_dw, nops;
+	unsigned int flushes, mux_dw, semux_dw, nops;
 	uint16_t mux[64];		/* global mux RAM entries written */
+	uint16_t semux[64];		/* SE mux RAM entries written */
 	bool bad;			/* a packet this decoder does not know */
 };
 
@@ -49,9 +50,17 @@ static void decode(const uint32_t *ib, int ndw, struct decoded *d)
 			d->flushes++;
 		} else if (op == 0x37 && count >= 3 && ib[i + 2] == 0xdc9c &&
 			   ib[i + 1] == (1u << 16 | 1u << 20)) {
+			/* RLC_SPM_GLOBAL_MUXSEL_DATA, one address, confirmed */
 			for (j = 0; j < count - 2 && d->mux_dw < 32; j++) {
 				d->mux[2 * d->mux_dw] = ib[i + 4 + j];
 				d->mux[2 * d->mux_dw++ + 1] = ib[i + 4 + j] >> 16;
+			}
+		} else if (op == 0x37 && count >= 3 && ib[i + 2] == 0xdc86 &&
+			   ib[i + 1] == (1u << 16 | 1u << 20)) {
+			/* RLC_SPM_SE_MUXSEL_DATA */
+			for (j = 0; j < count - 2 && d->semux_dw < 32; j++) {
+				d->semux[2 * d->semux_dw] = ib[i + 4 + j];
+				d->semux[2 * d->semux_dw++ + 1] = ib[i + 4 + j] >> 16;
 			}
 		} else {
 			d->bad = true;
@@ -94,11 +103,17 @@ FIXTURE_VARIANT(streams) {
 	uint32_t gc;
 	bool clk;	/* RLC_PERFMON_CLK_CNTL: not on 9.4.3 */
 	bool core1;	/* SEGMENT_SIZE_CORE1: 8-SE parts */
+	/*
+	 * aqlprofile's RLC_SPM_PERFMON_SAMPLE_DELAY_MAX and CPC sample delay
+	 * for the part (rocprofiler-sdk lib/aqlprofile/core/gfx9_factory.h,
+	 * gfx908/gfx90a/gfx940_factory.cpp)
+	 */
+	uint32_t delay_max, cpc_delay;
 };
 
-FIXTURE_VARIANT_ADD(streams, gc_9_4_1) { SPM_GC_9_4_1, true, true };
-FIXTURE_VARIANT_ADD(streams, gc_9_4_2) { SPM_GC_9_4_2, true, true };
-FIXTURE_VARIANT_ADD(streams, gc_9_4_3) { SPM_GC_9_4_3, false, false };
+FIXTURE_VARIANT_ADD(streams, gc_9_4_1) { SPM_GC_9_4_1, true, true, 0x34, 0x30 };
+FIXTURE_VARIANT_ADD(streams, gc_9_4_2) { SPM_GC_9_4_2, true, true, 0x3e, 0x36 };
+FIXTURE_VARIANT_ADD(streams, gc_9_4_3) { SPM_GC_9_4_3, false, false, 0x27, 0x1f };
 
 FIXTURE_SETUP(streams)
 {
@@ -125,11 +140,25 @@ TEST_F(streams, start)
 	EXPECT_EQ(0x00100000, last_write(&d, 0xd809));
 	/* two global lines, no SE lines */
 	EXPECT_EQ(0x1002, last_write(&d, 0xdc84));
-	/* the mux RAM: the timestamp, the counter where the decoder reads it */
-	ASSERT_EQ(16u, d.mux_dw);
-	for (i = 0; i < 32; i++)
+	/*
+	 * the global mux RAM: the timestamp, the counter where the decoder
+	 * reads it, unused entries, and two 0xffff that end the RAM (two
+	 * lines, 34 entries, 17 dwords); the SE RAM: its end entries only
+	 */
+	ASSERT_EQ(17u, d.mux_dw);
+	for (i = 0; i < 34; i++)
 		EXPECT_EQ(i < 4 ? 0xf0f0 : i == SPM_SLOT_CYCLES ? 0x0040 : 0xffff,
 			  d.mux[i]) TH_LOG("mux RAM entry %u", i);
+	ASSERT_EQ(1u, d.semux_dw);
+	EXPECT_EQ(0xffff, d.semux[0]);
+	EXPECT_EQ(0xffff, d.semux[1]);
+	/* the sample delays: DELAY_MAX, CPC's under SE 0 SH 0 instance 0 */
+	EXPECT_EQ(variant->delay_max, last_write(&d, 0xdca4));
+	EXPECT_EQ(variant->cpc_delay, last_write(&d, 0xdc88));
+	for (i = 1; i < d.writes; i++)
+		if (d.reg[i] == 0xdc88)
+			EXPECT_TRUE(d.reg[i - 1] == 0xc200 && d.val[i - 1] == 0)
+				TH_LOG("CPC delay after GRBM_GFX_INDEX %#x", d.val[i - 1]);
 	EXPECT_EQ(1, last_write(&d, 0x2e0b));
 	/* SPM_PERFMON_STATE: stopped first, started last, never reset */
 	EXPECT_EQ(0x20, d.val[1 + variant->clk]);
@@ -174,6 +203,15 @@ TEST(streams_other_parts)
 		EXPECT_EQ(-EOPNOTSUPP, spm_stream_build(others[i], true, ib, 512));
 	}
 	EXPECT_EQ(0, strcmp(spm_stream_part(SPM_GC_9_4_3), "MI300 (GC 9.4.3)"));
+	/* 9.4.2 streams with a warning: aqlprofile refuses SPM there */
+	EXPECT_NE(NULL, spm_stream_warning(SPM_GC_9_4_2));
+	EXPECT_NE(NULL, strstr(spm_stream_warning(SPM_GC_9_4_2), "gfx90a"));
+	EXPECT_EQ(NULL, spm_stream_warning(SPM_GC_9_4_1));
+	EXPECT_EQ(NULL, spm_stream_warning(SPM_GC_9_4_3));
+	/* the lower bound of the cycle count: where the perfmon clock is on */
+	EXPECT_TRUE(spm_stream_cycles_exact(SPM_GC_9_4_1));
+	EXPECT_TRUE(spm_stream_cycles_exact(SPM_GC_9_4_2));
+	EXPECT_FALSE(spm_stream_cycles_exact(SPM_GC_9_4_3));
 }
 
 /* ---- the checker over fakes ---- */
@@ -193,6 +231,7 @@ enum mutation {
 	LAST_US_EMPTY, LAST_US_LATE, PART_SAMPLE, OVER_CAP, LOSS_SAMPLES,
 	LOSS_UNKNOWN, FULL_NOT_FULL, FULL_AND_FULL, EMPTY_SHARE,
 	EMPTY_WARMUP, CYCLES_EDGE, CYCLES_HIGH, CYCLES_LOW, CYCLES_HALF,
+	CYCLES_HIGH_GATED, CYCLES_LOW_GATED, CYCLES_ZERO_GATED,
 	TS_BACK, TS_SAME, TS_BACK_ACROSS, TOTAL_BYTES, TOTAL_LOSS,
 };
 
@@ -236,9 +275,13 @@ FIXTURE_VARIANT_ADD(checker, full_bit_share_full) { FULL_AND_FULL, NULL };
 FIXTURE_VARIANT_ADD(checker, empty_share_measured) { EMPTY_SHARE, "no samples" };
 FIXTURE_VARIANT_ADD(checker, empty_share_warmup) { EMPTY_WARMUP, NULL };
 FIXTURE_VARIANT_ADD(checker, cycles_at_tolerance) { CYCLES_EDGE, NULL };
-FIXTURE_VARIANT_ADD(checker, cycles_over_tolerance) { CYCLES_HIGH, "cycles" };
-FIXTURE_VARIANT_ADD(checker, cycles_under_tolerance) { CYCLES_LOW, "cycles" };
-FIXTURE_VARIANT_ADD(checker, cycles_half_interval) { CYCLES_HALF, "cycles" };
+FIXTURE_VARIANT_ADD(checker, cycles_over_tolerance) { CYCLES_HIGH, "cycles, more than" };
+FIXTURE_VARIANT_ADD(checker, cycles_under_tolerance) { CYCLES_LOW, "cycles, less than" };
+FIXTURE_VARIANT_ADD(checker, cycles_half_interval) { CYCLES_HALF, "cycles, less than" };
+/* Not exact (GC 9.4.3): above still fails, below is counted */
+FIXTURE_VARIANT_ADD(checker, cycles_over_not_exact) { CYCLES_HIGH_GATED, "cycles, more than" };
+FIXTURE_VARIANT_ADD(checker, cycles_under_not_exact) { CYCLES_LOW_GATED, NULL };
+FIXTURE_VARIANT_ADD(checker, cycles_zero_not_exact) { CYCLES_ZERO_GATED, NULL };
 FIXTURE_VARIANT_ADD(checker, timestamp_backwards) { TS_BACK, "timestamp" };
 FIXTURE_VARIANT_ADD(checker, timestamp_repeated) { TS_SAME, "timestamp" };
 FIXTURE_VARIANT_ADD(checker, timestamp_backwards_across_buffers) { TS_BACK_ACROSS, "timestamp" };
@@ -428,6 +471,21 @@ static void mutate(struct fake *f, enum mutation what)
 		sample(f, 1, 1, 3, ts_of(f, 1, 1, 3),
 		       SPM_CYCLES_INTERVAL / 2);
 		break;
+	case CYCLES_HIGH_GATED:
+		f->c.exact = false;
+		sample(f, 1, 1, 3, ts_of(f, 1, 1, 3),
+		       SPM_CYCLES_INTERVAL + SPM_CYCLES_TOLERANCE + 1);
+		break;
+	case CYCLES_LOW_GATED:
+		f->c.exact = false;
+		sample(f, 1, 1, 3, ts_of(f, 1, 1, 3),
+		       SPM_CYCLES_INTERVAL - SPM_CYCLES_TOLERANCE - 1);
+		break;
+	case CYCLES_ZERO_GATED:
+		f->c.exact = false;
+		sample(f, 1, 1, 3, ts_of(f, 1, 1, 3), 0);
+		sample(f, 1, 1, 4, ts_of(f, 1, 1, 4), SPM_CYCLES_INTERVAL / 2);
+		break;
 	case TS_BACK:
 		sample(f, 1, 1, 3, ts_of(f, 1, 1, 2) - 1,
 		       SPM_CYCLES_INTERVAL);
@@ -469,6 +527,11 @@ TEST_F(checker, one_fault)
 			  (variant->what == FULL_AND_FULL) -
 			  (variant->what == EMPTY_WARMUP) * (FAKE_SAMPLES - 1),
 			  f->c.xcc[1].samples);
+		/* below the lower bound, not exact: counted, not failed */
+		EXPECT_EQ((variant->what == CYCLES_LOW_GATED) +
+			  2 * (variant->what == CYCLES_ZERO_GATED),
+			  f->c.xcc[1].below);
+		EXPECT_EQ(0u, f->c.xcc[0].below);
 	} else {
 		EXPECT_NE(0u, errors);
 		EXPECT_NE(NULL, strstr(f->c.msg, variant->want))

@@ -80,8 +80,23 @@
  */
 #define SPM_CYCLES_TOLERANCE	8u
 
+/*
+ * The bounds, as the checker applies them. Above: a sample never counts
+ * more than SPM_CYCLES_INTERVAL + SPM_CYCLES_TOLERANCE, on every part (a
+ * counter of a faster clock, a longer interval, two intervals in one
+ * sample all fail). Below: SPM_CYCLES_INTERVAL - SPM_CYCLES_TOLERANCE is
+ * a failure only where spm_stream_cycles_exact() says the counter's clock
+ * runs through the whole interval; elsewhere (GC 9.4.3, whose GFX clock
+ * gating is on and which has no RLC_PERFMON_CLK_CNTL) such samples are
+ * counted in spm_xcc_state.below and reported, not failed.
+ */
+bool spm_stream_cycles_exact(uint32_t gc);
+
 /* The part a GC version is, for messages; NULL if the stream lacks it */
 const char *spm_stream_part(uint32_t gc);
+
+/* A warning to print before streaming on @gc, or NULL */
+const char *spm_stream_warning(uint32_t gc);
 
 /*
  * Write the stream that starts (@start) or stops the cycle counter into
@@ -99,6 +114,8 @@ struct spm_xcc_state {
 	bool have_ts;
 	uint64_t samples;	/* decoded so far */
 	uint32_t min_cycles, max_cycles;	/* of the measured samples */
+	/* measured below the lower bound, not exact (spm_stream_cycles_exact()) */
+	uint64_t below;
 };
 
 struct spm_check {
@@ -107,6 +124,7 @@ struct spm_check {
 	uint32_t num_xcc;	/* shares per buffer */
 	uint32_t share;		/* bytes per share, header included */
 	bool measure;		/* check cycles and timestamps, want data */
+	bool exact;		/* the lower bound too (spm_stream_cycles_exact()) */
 	/* kept by spm_check_buffer() */
 	struct spm_xcc_state xcc[SPM_MAX_XCC];
 	unsigned int buffers;	/* buffers checked */
