@@ -294,9 +294,10 @@ static void value_name(const struct spm_config *cfg, unsigned int c,
 
 /*
  * The config record: rebuild the layout with spm_config_build() from the
- * names, widths, GC version and interval, and check it against the layout
- * the recorder stored. A disagreement (another version of the counter
- * table) is reported and nothing is decoded.
+ * names, widths, GC version and interval (the GC's SE count: the stored
+ * one is compared below), and check it against the layout the recorder
+ * stored. A disagreement (another version of the counter table) is
+ * reported and nothing is decoded.
  */
 static void take_config(struct dump *d, const struct options *o,
 			const unsigned char *data, uint32_t bytes)
@@ -327,7 +328,7 @@ static void take_config(struct dump *d, const struct options *o,
 		reqs[i].bits = dc->fc.counters[i].bits;
 	}
 	if (spm_config_build(&dc->cfg, (enum spm_gc_version)dc->fc.gc_version,
-			     reqs, dc->fc.num_counters,
+			     0, reqs, dc->fc.num_counters,
 			     dc->fc.interval_requested)) {
 		why = "this dump cannot build it (unknown GC version or counter)";
 		goto bad;

@@ -81,6 +81,7 @@ enum {
 	EXIT_PERM = 5,
 	EXIT_NOTSUPP = 6,
 	EXIT_DATA_LOSS = 7,	/* only with --fail-on-loss */
+	EXIT_PARTIAL = 8,	/* -e: not every XCC streamed, no --allow-partial */
 };
 
 struct options {
@@ -104,6 +105,8 @@ struct options {
 	unsigned long sample_interval;	/* 0: not given (default) */
 	bool interval_given;
 	bool no_program;		/* --no-program: record the configuration only */
+	bool allow_partial;		/* --allow-partial: fewer XCCs streaming is no error */
+	bool allow_942;			/* --allow-gc-9.4.2: program counters on MI200 */
 };
 
 struct xcc_stats {
@@ -155,6 +158,8 @@ struct recorder {
 	uint32_t start_ib[1024], stop_ib[64];
 	int start_dw, stop_dw;
 	bool started;		/* the start stream ran */
+	struct spm_device_gc gcinfo;	/* what the device said (-e) */
+	bool have_gcinfo;
 	bool stop_done;		/* the stop stream was submitted (or tried) */
 	int stop_ret;
 	struct spm_submit_info stop_info;
@@ -167,7 +172,8 @@ static const char *prog = "amdgpu-spm-record";
 static const char short_usage[] =
 "Usage: amdgpu-spm-record [-d DEVICE] [-o FILE] [-t SECONDS] [-i SECONDS]\n"
 "                         [-n 2|3] [-s SIZE] [-T MS] [-x XCCS] [-m KIND] [--fail-on-loss] [-q]\n"
-"                         [-e NAME[:BITS],... [-g 9.4.1|9.4.2|9.4.3] [-I CYCLES] [--no-program]]\n"
+"                         [-e NAME[:BITS],... [-g 9.4.1|9.4.2|9.4.3] [-I CYCLES] [--no-program]\n"
+"                          [--allow-partial] [--allow-gc-9.4.2]]\n"
 "Try 'amdgpu-spm-record --help' for more information.\n";
 
 static void die(int status, const char *fmt, ...)
@@ -240,6 +246,12 @@ static void usage(FILE *f)
 "                        ip_discovery_version: 9.4.3 or 9.4.4)\n"
 "      --no-program      with -e: record the configuration only; something\n"
 "                        else programs the counters\n"
+"      --allow-partial   with -e: do not fail (status 8) when fewer XCCs of the\n"
+"                        partition streamed counter samples than it has (the\n"
+"                        start stream runs on one compute ring, of one XCC)\n"
+"      --allow-gc-9.4.2  with -e: program the counters on GC 9.4.2 (MI200),\n"
+"                        where aqlprofile refuses SPM; recording without -e or\n"
+"                        with --no-program needs no option\n"
 "  -I, --sample-interval CYCLES\n"
 "                        SPM sample interval in SCLK cycles, rounded to a\n"
 "                        multiple of 32 within 32..65504 (default 8192);\n"
@@ -252,7 +264,8 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 ok, 1 error, 2 usage, 3 no amdgpu device or no profiler\n"
 "interface, 4 SPM busy, 5 not permitted, 6 SPM not supported, 7 samples lost\n"
-"(with --fail-on-loss).\n", prog);
+"(with --fail-on-loss), 8 with -e not every XCC of the partition streamed\n"
+"counter samples (without --allow-partial).\n", prog);
 	{
 		const struct spm_counter_info *t;
 		unsigned int n, i;
@@ -387,15 +400,22 @@ static void list_counters(void)
 	fputc('\n', stderr);
 }
 
-/* -e, -I into a configuration for @gc; a usage error if it cannot be built. */
+/*
+ * -e, -I into a configuration for @gc with @num_se SEs per XCC (0: the
+ * GC's); a usage error if it cannot be built.
+ */
 static void build_config(const struct options *o, enum spm_gc_version gc,
-			 struct spm_config *cfg)
+			 unsigned int num_se, struct spm_config *cfg)
 {
 	unsigned int i, j;
 	int ret;
 
-	ret = spm_config_build(cfg, gc, o->reqs, o->num_reqs,
+	ret = spm_config_build(cfg, gc, num_se, o->reqs, o->num_reqs,
 			       (unsigned int)o->sample_interval);
+	if (ret == -ERANGE)
+		die(EXIT_NOTSUPP, "cannot lay the counters out for %u SEs per XCC: GC %x.%x.%x has %u",
+		    num_se, gc >> 16, (gc >> 8) & 0xff, gc & 0xff,
+		    spm_gc_num_se(gc));
 	if (!ret)
 		return;
 	fprintf(stderr, "%s: invalid --events: ", prog);
@@ -445,6 +465,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "gc", required_argument, NULL, 'g' },
 		{ "sample-interval", required_argument, NULL, 'I' },
 		{ "no-program", no_argument, NULL, 'P' },
+		{ "allow-partial", no_argument, NULL, 'A' },
+		{ "allow-gc-9.4.2", no_argument, NULL, 'G' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -544,6 +566,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'P':
 			o->no_program = true;
 			break;
+		case 'A':
+			o->allow_partial = true;
+			break;
+		case 'G':
+			o->allow_942 = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -558,8 +586,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
-	if (!o->num_reqs && (o->gc || o->interval_given || o->no_program))
-		usage_error("--gc, --sample-interval and --no-program go with --events");
+	if (!o->num_reqs && (o->gc || o->interval_given || o->no_program ||
+			     o->allow_partial || o->allow_942))
+		usage_error("--gc, --sample-interval, --no-program, --allow-partial and --allow-gc-9.4.2 go with --events");
 	if (!o->size_given && o->memory == MEM_ANON)
 		o->buf_size = DEFAULT_BUF_SIZE_ANON;
 	o->buf_size -= o->buf_size % AMDGPU_PROF_SPM_LINE_SIZE;
@@ -1128,6 +1157,10 @@ static enum spm_gc_version resolve_gc(struct recorder *r)
 	int ret;
 
 	ret = r->dev ? spm_device_gc(r->dev, &g) : -ENODEV;
+	if (!ret) {
+		r->gcinfo = g;
+		r->have_gcinfo = true;
+	}
 	if (ret) {
 		if (!o->gc || r->program)
 			die(EXIT_ERROR, "cannot read the device's GC version (AMDGPU_INFO_HW_IP_INFO): %s",
@@ -1159,6 +1192,51 @@ static enum spm_gc_version resolve_gc(struct recorder *r)
 		    what);
 	fprintf(stderr, "%s: device: %s\n", prog, what);
 	return (enum spm_gc_version)g.gc;
+}
+
+/*
+ * GC 9.4.2 (MI200, gfx90a): aqlprofile does not stream SPM there at all
+ * (rocprofiler-sdk lib/aqlprofile/core/spm_v2.cpp,
+ * is_agent_supported_for_spm(): "Streaming Performance Monitor (SPM) is
+ * not supported on gfx90a devices", unless AQLPROFILE_SPM_OVERRIDE_AGENT_CHECK
+ * is set), so no ROCm profiler has exercised these streams on that part.
+ * Programming counters there takes --allow-gc-9.4.2; recording what
+ * something else streams does not.
+ */
+static void check_gc_942(const struct options *o)
+{
+	if (!o->allow_942)
+		die(EXIT_NOTSUPP, "the device is GC 9.4.2 (MI200, gfx90a), where aqlprofile refuses SPM (\"not supported on gfx90a devices\", spm_v2.cpp is_agent_supported_for_spm()): programming counters there is untried by ROCm; pass --allow-gc-9.4.2 to program them anyway, or record without -e (or with --no-program)");
+	fprintf(stderr, "%s: warning: GC 9.4.2 (MI200): aqlprofile refuses SPM on this part; programming the counters as --allow-gc-9.4.2 asks\n",
+		prog);
+}
+
+/*
+ * The SEs per XCC to lay the counters out for: what the device reports
+ * (AMDGPU_INFO_DEV_INFO num_shader_engines, see spm_device_se_per_xcc()),
+ * which must be what the GC's tables are written for; 0 (the GC's) when
+ * the device could not be asked.
+ */
+static unsigned int layout_se(struct recorder *r, enum spm_gc_version gc)
+{
+	const struct spm_device_gc *g = &r->gcinfo;
+	unsigned int want = spm_gc_num_se(gc), se;
+	bool total;
+
+	if (!r->have_gcinfo || !g->num_se) {
+		fprintf(stderr, "%s: note: the device's SE count is not known: laying the counters out for GC %x.%x.%x's %u SEs per XCC\n",
+			prog, gc >> 16, (gc >> 8) & 0xff, gc & 0xff, want);
+		return 0;
+	}
+	se = spm_device_se_per_xcc(g, want, &total);
+	if (!se)
+		die(EXIT_NOTSUPP, "the device reports %u shader engines (AMDGPU_INFO_DEV_INFO num_shader_engines; %u XCC%s in this partition, AMDGPU_INFO_HW_IP_COUNT): this tool's GC %x.%x.%x streams are for %u SEs per XCC (their sample delays and segment sizes), and lay out no other count",
+		    g->num_se, g->num_xcc, g->num_xcc == 1 ? "" : "s",
+		    gc >> 16, (gc >> 8) & 0xff, gc & 0xff, want);
+	if (total)
+		fprintf(stderr, "%s: note: the device reports %u shader engines for its %u XCCs: %u per XCC\n",
+			prog, g->num_se, g->num_xcc, se);
+	return se;
 }
 
 static void print_submitted(const char *what, const struct spm_submit_info *in)
@@ -1207,7 +1285,8 @@ int main(int argc, char **argv)
 
 	/* The names and widths, before any device: a usage error first */
 	if (r.opt.num_reqs)
-		build_config(&r.opt, r.opt.gc ? r.opt.gc : SPM_GC_9_4_3, &scfg);
+		build_config(&r.opt, r.opt.gc ? r.opt.gc : SPM_GC_9_4_3, 0,
+			     &scfg);
 
 	r.fd = open_device(r.opt.device);
 
@@ -1233,7 +1312,9 @@ int main(int argc, char **argv)
 				    strerror(-ret));
 		}
 		gc = resolve_gc(&r);
-		build_config(&r.opt, gc, &scfg);
+		if (gc == SPM_GC_9_4_2 && r.program)
+			check_gc_942(&r.opt);
+		build_config(&r.opt, gc, layout_se(&r, gc), &scfg);
 		if (r.program) {
 			r.start_dw = spm_program_start(&scfg, r.start_ib, 1024);
 			r.stop_dw = spm_program_stop(&scfg, r.stop_ib, 64);
@@ -1475,19 +1556,34 @@ int main(int argc, char **argv)
 		if (r.unparsed_buffers)
 			fprintf(stderr, "%s: %" PRIu64 " buffers had malformed share headers and were skipped\n",
 				prog, r.unparsed_buffers);
-		/*
-		 * A CS job runs on one compute ring, of one XCC: the kernel's
-		 * scheduler picks among the partition's rings (the context's
-		 * entity spans them, amdgpu_xcp_select_scheds()), and the
-		 * stream's register writes reach that XCC only.
-		 */
-		if (r.started && r.xcc_count > 1) {
-			unsigned int with = 0;
+	}
+	/*
+	 * A CS job runs on one compute ring, of one XCC: the kernel's
+	 * scheduler picks among the partition's rings (the context's entity
+	 * spans them, amdgpu_xcp_select_scheds()), and the stream's register
+	 * writes reach that XCC only. A recording in which fewer XCCs than
+	 * the partition has streamed counter samples is not what -e asked
+	 * for: exit 8 unless --allow-partial.
+	 */
+	if (r.started) {
+		unsigned int with = 0, xccs = r.xcc_count;
 
-			for (i = 0; i < r.xcc_count; i++)
-				with += r.xcc[i].bytes != 0;
-			fprintf(stderr, "%s: note: the counters were programmed through one compute ring, whose jobs run on one XCC: %u of the partition's %u XCCs streamed data; to profile each XCC, use a partition mode with one XCC per partition (CPX) and a recorder per partition\n",
-				prog, with, r.xcc_count);
+		for (i = 0; i < r.xcc_count; i++)
+			with += r.xcc[i].bytes != 0;
+		if (!xccs && r.have_gcinfo)
+			xccs = r.gcinfo.num_xcc;
+		if (xccs ? with < xccs : !r.total_bytes) {
+			char n[16] = "?";
+
+			if (xccs)
+				snprintf(n, sizeof(n), "%u", xccs);
+			fprintf(stderr, "%s: %s: the counters were programmed through one compute ring, whose jobs run on one XCC: %u of the partition's %s XCCs streamed counter samples; to profile each XCC, use a partition mode with one XCC per partition (CPX) and a recorder per partition%s\n",
+				prog, r.opt.allow_partial ? "note" : "error",
+				with, n, r.opt.allow_partial ?
+				" (accepted: --allow-partial)" :
+				", or pass --allow-partial to accept such a recording (exit status 8)");
+			if (!r.opt.allow_partial && status == EXIT_OK)
+				status = EXIT_PARTIAL;
 		}
 	}
 	any_loss = r.loss_buffers || r.lost_buffers;

@@ -14,11 +14,18 @@
  *         perfmon registers; GC 9.4.1 takes gc_9_0_offset.h's.
  *  [AQL]  aqlprofile (ROCm/rocm-systems, projects/rocprofiler-sdk/source/
  *         lib/aqlprofile/): pm4/spm_builder.h GpuSpmBuilder::Begin/End,
- *         gfxip/gfx9/gfx9_primitives.h, gfx9_block_info.h, spm_v2.cpp.
+ *         gfxip/gfx9/gfx9_primitives.h, gfx9_block_info.h, spm_v2.cpp,
+ *         core/spm_decode.cpp (its sample decoder), core/gfx908_factory.cpp,
+ *         gfx90a_factory.cpp, gfx940_factory.cpp and gfx9_factory.h (the
+ *         sample delay tables, GetSpmSampleDelayMax()).
+ *  [AQLOLD] the standalone aqlprofile of the same repository before it
+ *         moved (projects/aqlprofile/, rocm-systems 1b1610fc, August 2025):
+ *         src/pm4/spm_builder.h, linux/registers/gc/gc_9_2_1_offset.h.
  *  [PAL]  GPUOpen-Drivers/pal src/core/hw/gfxip/gfx9/gfx9PerfTrace.cpp
  *         (Gfx9SpmTrace::WriteSetupCommands, CalculateSegmentSize,
  *         CalculateMuxRam, GetTraceLayout).
- *  [MESA] mesa src/amd/common/ac_spm.c (GFX10+; the model only).
+ *  [MESA] mesa src/amd/common/ac_spm.c, ac_spm.h (GFX10+):
+ *         ac_emit_spm_muxsel(), AC_SPM_MUXSEL_LINE_SIZE.
  *  [SER]  this series, 0130-gfx-v9-4-3-spm / 0140-gfx-v9-0-spm.
  */
 #include <errno.h>
@@ -56,11 +63,22 @@
 #define R_SQ_PERFCOUNTER0_SELECT (GC_SEG1 + 0x39c0u)
 #define R_SQ_PERFCOUNTER_CTRL	(GC_SEG1 + 0x39e0u)
 #define R_SQ_PERFCOUNTER_MASK	(GC_SEG1 + 0x39e1u)
+/* Sample delays: the per-block ones in all three headers
+ * (mm/regRLC_SPM_CPC_PERFMON_SAMPLE_DELAY 0x3c88,
+ * ..._SQG_PERFMON_SAMPLE_DELAY 0x3c98); ..._PERFMON_SAMPLE_DELAY_MAX 0x3ca4
+ * in gc_9_4_2_offset.h and gc_9_4_3_offset.h only. gc_9_0_offset.h has no
+ * SAMPLE_DELAY_MAX; aqlprofile writes it on MI100 all the same, at the
+ * address its own GC 9.x header gives ([AQLOLD] gc_9_2_1_offset.h 0x3ca4),
+ * as it writes SEGMENT_SIZE_CORE1 there. */
+#define R_RLC_SPM_CPC_PERFMON_SAMPLE_DELAY (GC_SEG1 + 0x3c88u)
+#define R_RLC_SPM_SQG_PERFMON_SAMPLE_DELAY (GC_SEG1 + 0x3c98u)
+#define R_RLC_SPM_PERFMON_SAMPLE_DELAY_MAX (GC_SEG1 + 0x3ca4u)
 
 /* ---- Fields ([HDR] gc_9_*_sh_mask.h, same in 9.0/9.4.2/9.4.3) ---------- */
 
 /* GRBM_GFX_INDEX: SE_BROADCAST_WRITES 31, INSTANCE_BROADCAST_WRITES 30,
- * SH_BROADCAST_WRITES 29, INSTANCE_INDEX 7:0 */
+ * SH_BROADCAST_WRITES 29, SE_INDEX 23:16, SH_INDEX 15:8, INSTANCE_INDEX 7:0 */
+#define GRBM_SE_INDEX(se)	((uint32_t)(se) << 16)
 #define GRBM_SE_BCAST		(1u << 31)
 #define GRBM_INST_BCAST		(1u << 30)
 #define GRBM_SH_BCAST		(1u << 29)
@@ -137,10 +155,25 @@
 
 /* ---- Mux RAM entries ([AQL] gfx9_cntx_prim::mux_info_t) --------------- */
 
+/*
+ * Entry i of a segment's mux RAM selects what the RLC writes into 16-bit
+ * slot i of that segment's lines in every sample. Two sources that do not
+ * share this tool's code read the RAM so: [AQL] spm_decode.cpp,
+ * aqlprofile_spm_decode_stream_v1(), reads the counter whose mux entry
+ * aqlprofile put at index k from 16-bit word k of the sample
+ * (datain[index]), the high half of a 32-bit one from datain[index + 16],
+ * SE j's copy from datain[index + global_num_line * 16 + se_num_line * 16
+ * * j], and the 64-bit timestamp from word 0; and [MESA]
+ * ac_emit_spm_muxsel() writes line l of a RAM at MUXSEL_ADDR = l *
+ * AC_SPM_MUXSEL_LINE_SIZE (8 dwords, 16 entries of 16 bits): the address
+ * counts dwords, 8 a line, which is the layout one write of the whole RAM
+ * from address 0 (step 16) leaves. spm_decode_sample() reads slots so.
+ */
+
 /* counter id 5:0, SPM block 10:6, instance 15:11 */
 #define MUXSEL(block, inst, id)	((uint16_t)(((inst) << 11) | ((block) << 6) | (id)))
 #define MUXSEL_TIMESTAMP	0xf0f0u	/* [AQL] spm_timestamp_muxsel, [PAL] */
-#define MUXSEL_UNUSED		0xffffu	/* [AQL] RAM fill */
+#define MUXSEL_UNUSED		0xffffu	/* [AQL] RAM fill, "end of muxsel" */
 #define TIMESTAMP_SLOTS		4	/* [AQL] RLC_SPM_TIMESTAMP_SIZE16 */
 
 /* SPM block ids ([AQL] gfx9_block_info.h enum SpmGlobalBlockId, SE ids) */
@@ -152,6 +185,41 @@
  * SPM counter (spec Q5: one SQ counter until verified). */
 #define CPC_SUBS		4
 #define SQ_SUBS_32		1
+
+/*
+ * Sample delays (SCLK cycles), per GC: SAMPLE_DELAY_MAX and the delays of
+ * the two blocks this library streams, CPC (one instance) and SQG (one
+ * instance per SE, per SE its own). aqlprofile's tables: MI100 [AQL]
+ * gfx9_factory.h Mi100Factory::GetSpmSampleDelayMax() and
+ * gfx908_factory.cpp CpcBlockDelayValue, SqBlockDelayValue; MI200
+ * gfx90a_factory.cpp Mi200Factory; MI300 gfx940_factory.cpp
+ * Mi300Factory::GetSpmSampleDelayMax() and namespace gfx940. The numbers
+ * are hardware facts, repeated here; what they do (the RLC waits for the
+ * slowest block so that one sample's values belong to one interval) is
+ * aqlprofile's model, not verified here.
+ */
+static const struct spm_delays {
+	enum spm_gc_version gc;
+	uint8_t max;		/* RLC_SPM_PERFMON_SAMPLE_DELAY_MAX */
+	uint8_t cpc;		/* RLC_SPM_CPC_PERFMON_SAMPLE_DELAY */
+	uint8_t sqg[SPM_MAX_SE];	/* RLC_SPM_SQG_PERFMON_SAMPLE_DELAY, per SE */
+} spm_delay_table[] = {
+	{ SPM_GC_9_4_1, 0x34, 0x30,
+	  { 0x12, 0x1c, 0x20, 0x2c, 0x16, 0x1c, 0x24, 0x2c } },
+	{ SPM_GC_9_4_2, 0x3e, 0x36,
+	  { 0x1a, 0x22, 0x28, 0x32, 0x1f, 0x24, 0x2c, 0x34 } },
+	{ SPM_GC_9_4_3, 0x27, 0x1f, { 0x10, 0x1d, 0x21, 0x12 } },
+};
+
+static const struct spm_delays *spm_delays_of(enum spm_gc_version gc)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(spm_delay_table) / sizeof(spm_delay_table[0]); i++)
+		if (spm_delay_table[i].gc == gc)
+			return &spm_delay_table[i];
+	return NULL;
+}
 
 /* The largest layout (timestamp + four 16-bit CPC counters, or fillers +
  * two 32-bit ones) fits one even and one odd line. */
@@ -271,9 +339,28 @@ static unsigned int round_interval(unsigned int interval)
 	return (unsigned int)r;
 }
 
+unsigned int spm_gc_num_se(enum spm_gc_version gc)
+{
+	switch (gc) {
+	case SPM_GC_9_4_1:
+	case SPM_GC_9_4_2:
+		/* 8 SEs: aqlprofile writes SEGMENT_SIZE_CORE1 (SE4..7) for
+		 * MI100 and MI200 (spm_has_core1); its SQG delay tables have
+		 * 8 entries ([AQL] gfx908/gfx90a_factory.cpp) */
+		return 8;
+	case SPM_GC_9_4_3:
+		/* 4 SEs per XCC: aqlprofile's MI300 delay tables have 4
+		 * ([AQL] gfx940_factory.cpp), and it lays a sample out for
+		 * se_number = all SEs / XCCs ([AQL] spm_v2.cpp) */
+		return 4;
+	default:
+		return 0;
+	}
+}
+
 int spm_config_build(struct spm_config *cfg, enum spm_gc_version gc,
-		     const struct spm_counter_req *reqs, unsigned int n,
-		     unsigned int interval)
+		     unsigned int num_se, const struct spm_counter_req *reqs,
+		     unsigned int n, unsigned int interval)
 {
 	const struct spm_counter_info *info[SPM_MAX_COUNTERS];
 	unsigned int bits[SPM_MAX_COUNTERS];
@@ -285,19 +372,14 @@ int spm_config_build(struct spm_config *cfg, enum spm_gc_version gc,
 	if (!cfg || (n && !reqs))
 		return -EINVAL;
 	memset(cfg, 0, sizeof(*cfg));
-	switch (gc) {
-	case SPM_GC_9_4_1:
-	case SPM_GC_9_4_2:
-		/* 8 SEs: aqlprofile writes SEGMENT_SIZE_CORE1 (SE4..7) for
-		 * MI100 and MI200 (spm_has_core1) */
-		cfg->num_se = 8;
-		break;
-	case SPM_GC_9_4_3:
-		/* 4 SEs per XCC: aqlprofile's MI300 delay tables (spec Q8) */
-		cfg->num_se = 4;
-		break;
-	default:
+	cfg->num_se = spm_gc_num_se(gc);
+	if (!cfg->num_se)
 		return -EINVAL;
+	/* The device's SE count: the delay tables and the segment registers
+	 * are written for the GC's; another one is not laid out */
+	if (num_se && num_se != cfg->num_se) {
+		cfg->num_se = 0;
+		return -ERANGE;
 	}
 	if (n > SPM_MAX_COUNTERS)
 		return -E2BIG;
@@ -339,7 +421,7 @@ int spm_config_build(struct spm_config *cfg, enum spm_gc_version gc,
 	cfg->interval = round_interval(interval);
 	cfg->num_counters = n;
 
-	for (i = 0; i < SPM_MAX_SEG_LINES * SPM_LINE_SLOTS; i++)
+	for (i = 0; i < SPM_MUX_ENTRIES(SPM_MAX_SEG_LINES); i++)
 		cfg->global_mux[i] = cfg->se_mux[i] = MUXSEL_UNUSED;
 	g.ram = cfg->global_mux;
 	g.n_even = g.n_odd = 0;
@@ -470,14 +552,16 @@ static void cs_partial_flush(struct pm4 *p)
  * WRITE_DATA of a mux RAM into its DATA register, address not incremented
  * (the RLC steps its ADDR), write confirmed ([AQL] BuildWriteRegDataPacket
  * with wait; [MESA] ac_emit_spm_muxsel also confirms). Two entries a
- * dword, the lower slot in bits 15:0. lines * 8 dwords: no spare entries
- * (aqlprofile writes two more; the last slot here is always a 0xffff
- * filler), and lines is even so no NOP pad is needed.
+ * dword, the lower slot in bits 15:0. SPM_MUX_ENTRIES(lines) entries:
+ * every slot's and two 0xffff after them that end the RAM, as aqlprofile
+ * writes them ([AQL] Begin: mux_ram resized to ss * 16 + 2, filled with
+ * 0xFFFF, "end of muxsel", written as size / 2 dwords; [AQLOLD] the
+ * same), so lines * 8 + 1 dwords, also for a segment of no lines.
  */
 static void write_mux(struct pm4 *p, uint32_t data_reg, const uint16_t *ram,
 		      unsigned int lines)
 {
-	unsigned int ndw = lines * SPM_LINE_SLOTS / 2, i;
+	unsigned int ndw = SPM_MUX_ENTRIES(lines) / 2, i;
 
 	emit(p, PM4_TYPE3(OP_WRITE_DATA, 2 + ndw));
 	emit(p, WD_DST_REG | WD_ONE_ADDR | WD_CONFIRM);
@@ -517,8 +601,12 @@ int spm_program_start(const struct spm_config *cfg, uint32_t *ib,
 		      size_t max_dw)
 {
 	struct pm4 p = { ib, max_dw, 0 };
+	const struct spm_delays *d;
 
 	if (!cfg || !cfg->global_lines)
+		return -EINVAL;
+	d = spm_delays_of(cfg->gc);
+	if (!d)
 		return -EINVAL;
 	/* Order: [AQL] GpuSpmBuilder::Begin (spec section 4, START IB) */
 
@@ -541,9 +629,32 @@ int spm_program_start(const struct spm_config *cfg, uint32_t *ib,
 	set_uconfig(&p, R_RLC_SPM_PERFMON_CNTL,
 		    (cfg->interval << RLC_SPM_INTERVAL_SHIFT) |
 		    (RLC_SPM_RING_MODE_NO_STALL << RLC_SPM_RING_MODE_SHIFT));
-	/* 7./8. SAMPLE_DELAY_MAX and per-block delays: not written. aqlprofile
-	 * writes both (its per-GPU tables); what an earlier session left in
-	 * them stays in force. Open: only a GPU can tell whether they matter */
+	/* 7. RLC_SPM_PERFMON_SAMPLE_DELAY_MAX, aqlprofile's value for the
+	 * part ([AQL] Begin writes it when the factory's
+	 * GetSpmSampleDelayMax() is not 0, which it is on all three) */
+	set_uconfig(&p, R_RLC_SPM_PERFMON_SAMPLE_DELAY_MAX, d->max);
+	/* 8. the delay of each block that has counters, per instance with
+	 * GRBM_GFX_INDEX naming it ([AQL] Begin: a global block's instance j
+	 * at grbm_inst_se_sh_index_value(j, 0, 0), an SE block's at
+	 * grbm_inst_se_index_value(j, se) = instance j, SE se, SH broadcast,
+	 * for every SE; [AQLOLD] the same per counter), then broadcast again.
+	 * CPC and SQG have one instance each (gfx9_block_table.h) */
+	if (cfg->cpc_used) {
+		set_uconfig(&p, R_GRBM_GFX_INDEX, 0);	/* inst 0, SE 0, SH 0 */
+		set_uconfig(&p, R_RLC_SPM_CPC_PERFMON_SAMPLE_DELAY, d->cpc);
+	}
+	if (cfg->sq_used) {
+		unsigned int se;
+
+		for (se = 0; se < cfg->num_se; se++) {
+			set_uconfig(&p, R_GRBM_GFX_INDEX,
+				    GRBM_SE_INDEX(se) | GRBM_SH_BCAST);
+			set_uconfig(&p, R_RLC_SPM_SQG_PERFMON_SAMPLE_DELAY,
+				    d->sqg[se]);
+		}
+	}
+	if (cfg->cpc_used || cfg->sq_used)
+		set_uconfig(&p, R_GRBM_GFX_INDEX, GRBM_BROADCAST);
 
 	/* 9./10. CPC selects with GRBM_GFX_INDEX = instance 0, SE and SH
 	 * broadcast ([AQL] grbm_inst_index_value, spm_select_value) */
@@ -583,12 +694,11 @@ int spm_program_start(const struct spm_config *cfg, uint32_t *ib,
 	write_mux(&p, R_RLC_SPM_GLOBAL_MUXSEL_DATA, cfg->global_mux,
 		  cfg->global_lines);
 	/* 17. SE mux RAM, broadcast to every SE (one layout for all SEs;
-	 * [AQL] writes it under broadcast); skipped without SE counters */
-	if (cfg->se_lines) {
-		set_uconfig(&p, R_RLC_SPM_SE_MUXSEL_ADDR, 0);
-		write_mux(&p, R_RLC_SPM_SE_MUXSEL_DATA, cfg->se_mux,
-			  cfg->se_lines);
-	}
+	 * [AQL] writes it under broadcast); also without SE counters: then
+	 * only its two end entries, which is what aqlprofile writes then
+	 * too, so that no earlier profile's SE entries stay in the RAM */
+	set_uconfig(&p, R_RLC_SPM_SE_MUXSEL_ADDR, 0);
+	write_mux(&p, R_RLC_SPM_SE_MUXSEL_DATA, cfg->se_mux, cfg->se_lines);
 	/* 18. both mux addresses back to 0 ([AQL] "pm4SPM code") */
 	set_uconfig(&p, R_RLC_SPM_GLOBAL_MUXSEL_ADDR, 0);
 	set_uconfig(&p, R_RLC_SPM_SE_MUXSEL_ADDR, 0);

@@ -17,7 +17,12 @@
  * then SE0, SE1, ... each se_lines long. Global slots 0..3 hold a 64-bit
  * timestamp (little-endian over the 4 slots). A 16-bit counter occupies one
  * slot; a 32-bit counter its low half at slot s of an even line and its
- * high half at s + 16 (same column, next line).
+ * high half at s + 16 (same column, next line). This is how aqlprofile's
+ * own decoder reads a sample (rocprofiler-sdk lib/aqlprofile/core/
+ * spm_decode.cpp, aqlprofile_spm_decode_stream_v1(): the 64-bit timestamp
+ * from slot 0, a counter at its mux RAM index, the high half of a 32-bit
+ * one 16 slots further, SE j's segment at global_num_line * 16 +
+ * se_num_line * 16 * j); see spm_program.c for the mux RAM side.
  */
 #ifndef SPM_PROGRAM_H
 #define SPM_PROGRAM_H
@@ -46,6 +51,13 @@ enum spm_segment {
 #define SPM_MAX_SEG_LINES	2
 #define SPM_LINE_SLOTS		16
 #define SPM_LINE_BYTES		32
+/*
+ * Mux RAM entries written for a segment of @lines lines: one per slot and
+ * two more, 0xffff like every unused entry, that end the RAM's list (what
+ * aqlprofile writes: lines * 16 + 2 entries, "end of muxsel"), so
+ * lines * 8 + 1 dwords.
+ */
+#define SPM_MUX_ENTRIES(lines)	((lines) * SPM_LINE_SLOTS + 2)
 /* At most 8 SEs (MI100/MI200); 4 per XCC on MI300. */
 #define SPM_MAX_SE		8
 #define SPM_MAX_VALUES		(SPM_MAX_COUNTERS * SPM_MAX_SE)
@@ -94,9 +106,10 @@ struct spm_config {
 	unsigned int global_lines;
 	unsigned int se_lines;		/* per SE; 0: no SE counters */
 	unsigned int total_lines;	/* global + num_se * se_lines */
-	/* Mux RAM contents, one 16-bit entry per slot of the segment. */
-	uint16_t global_mux[SPM_MAX_SEG_LINES * SPM_LINE_SLOTS];
-	uint16_t se_mux[SPM_MAX_SEG_LINES * SPM_LINE_SLOTS];
+	/* Mux RAM contents, one 16-bit entry per slot of the segment and
+	 * the two that end it (SPM_MUX_ENTRIES()) */
+	uint16_t global_mux[SPM_MUX_ENTRIES(SPM_MAX_SEG_LINES)];
+	uint16_t se_mux[SPM_MUX_ENTRIES(SPM_MAX_SEG_LINES)];
 	/* Select register values the start stream writes. */
 	uint32_t cpc_select, cpc_select1;
 	unsigned int cpc_used, cpc_select1_used;
@@ -112,17 +125,26 @@ const struct spm_counter_info *spm_counter_table(unsigned int *count);
 const struct spm_counter_info *spm_counter_find(const char *name);
 
 /*
- * Check the request and lay it out. interval is in SCLK cycles: 0 takes
- * SPM_INTERVAL_DEFAULT; otherwise it is rounded to the nearest multiple of
- * 32 and limited to SPM_INTERVAL_MIN..SPM_INTERVAL_MAX. Returns 0, -EINVAL
- * (NULL cfg, NULL reqs with n > 0, unknown GC version, NULL or unknown or
- * repeated name, bits not 0/16/32, 16 bits for a 32-bit-only counter, or
- * widths mixed within one block) or -E2BIG (n > SPM_MAX_COUNTERS, more
- * counters than a block's SPM sub-counters).
+ * SEs per XCC this library lays a sample of @gc out for (8 on 9.4.1 and
+ * 9.4.2, 4 on 9.4.3), 0 for a GC version it has no streams for.
+ */
+unsigned int spm_gc_num_se(enum spm_gc_version gc);
+
+/*
+ * Check the request and lay it out for @num_se SEs per XCC, as the device
+ * reports them (0: spm_gc_num_se(gc); any other value must be that one:
+ * the sample delay tables and the segment registers are written for it).
+ * interval is in SCLK cycles: 0 takes SPM_INTERVAL_DEFAULT; otherwise it
+ * is rounded to the nearest multiple of 32 and limited to
+ * SPM_INTERVAL_MIN..SPM_INTERVAL_MAX. Returns 0, -EINVAL (NULL cfg, NULL
+ * reqs with n > 0, unknown GC version, NULL or unknown or repeated name,
+ * bits not 0/16/32, 16 bits for a 32-bit-only counter, or widths mixed
+ * within one block), -ERANGE (@num_se is not the GC's) or -E2BIG (n >
+ * SPM_MAX_COUNTERS, more counters than a block's SPM sub-counters).
  */
 int spm_config_build(struct spm_config *cfg, enum spm_gc_version gc,
-		     const struct spm_counter_req *reqs, unsigned int n,
-		     unsigned int interval);
+		     unsigned int num_se, const struct spm_counter_req *reqs,
+		     unsigned int n, unsigned int interval);
 
 /*
  * Write the PM4 stream that programs and starts streaming (for a compute

@@ -14,7 +14,10 @@
  *  [KMS]    Linux 6.12 amdgpu_kms.c amdgpu_hw_ip_info(): COMPUTE answers
  *	     for the GFX IP block, ip_discovery_version =
  *	     IP_VERSION_MAJ_MIN_REV(GC_HWIP), ib_size_alignment 32 (bytes),
- *	     available_rings bit i = ring i; AMDGPU_INFO_DEV_INFO.
+ *	     available_rings bit i = ring i; AMDGPU_INFO_DEV_INFO
+ *	     (num_shader_engines = gfx.config.max_shader_engines);
+ *	     AMDGPU_INFO_HW_IP_COUNT (GFX: the hweight of the file's XCP's
+ *	     GFX instance mask, 1 on a device without partitions).
  *  [CS]     Linux 6.12 amdgpu_cs.c: AMDGPU_CHUNK_ID_BO_HANDLES builds the
  *	     job's BO list (amdgpu_cs_p1_bo_handles()), the BOs the CS
  *	     validates; AMDGPU_CHUNK_ID_IB (amdgpu_cs_p1_ib()).
@@ -219,6 +222,11 @@ int spm_device_gc(amdgpu_device_handle dev, struct spm_device_gc *g)
 	g->device_id = gi.asic_id;
 	g->chip_rev = gi.chip_rev;
 	g->external_rev = gi.chip_external_rev;
+	g->num_se = gi.num_shader_engines;
+	/* The partition's XCCs ([KMS] AMDGPU_INFO_HW_IP_COUNT: for GFX the
+	 * XCP's instance count, else 1); 0 where the query fails */
+	if (amdgpu_query_hw_ip_count(dev, AMDGPU_HW_IP_GFX, &g->num_xcc))
+		g->num_xcc = 0;
 
 	/*
 	 * [KMS] bits 23:16 major, 15:8 minor, 7:0 revision: the encoding of
@@ -250,6 +258,21 @@ int spm_device_gc(amdgpu_device_handle dev, struct spm_device_gc *g)
 		break;
 	default:
 		break;
+	}
+	return 0;
+}
+
+uint32_t spm_device_se_per_xcc(const struct spm_device_gc *g, uint32_t want,
+			       bool *total)
+{
+	*total = false;
+	if (!want)
+		return 0;
+	if (g->num_se == want)
+		return want;
+	if (g->num_xcc > 1 && g->num_se == want * g->num_xcc) {
+		*total = true;
+		return want;
 	}
 	return 0;
 }

@@ -63,6 +63,11 @@ struct spm_device_gc {
 	uint32_t ip_discovery;	/* HW_IP_INFO(COMPUTE).ip_discovery_version */
 	uint32_t hw_ip_major, hw_ip_minor;	/* HW_IP_INFO(COMPUTE) */
 	uint32_t family, device_id, chip_rev, external_rev;	/* DEV_INFO */
+	/* The SPM layout's inputs */
+	uint32_t num_se;	/* DEV_INFO num_shader_engines */
+	uint32_t num_xcc;	/* AMDGPU_INFO_HW_IP_COUNT(GFX): XCCs of the
+				 * file's partition, 1 without partitions;
+				 * 0 if the query failed */
 };
 
 /*
@@ -75,6 +80,22 @@ struct spm_device_gc {
  * or the negative errno of the query.
  */
 int spm_device_gc(amdgpu_device_handle dev, struct spm_device_gc *g);
+
+/*
+ * SEs per XCC the device reports, for spm_config_build(): @g's num_se as
+ * AMDGPU_INFO_DEV_INFO gives it, which Linux 6.12 fills with
+ * gfx.config.max_shader_engines (amdgpu_kms.c), the IP discovery table's
+ * SE count. That count is per XCC on GC 9.4.3: gfx_v9_4_3_get_cu_info()
+ * walks max_shader_engines SEs inside its loop over the XCCs and refuses
+ * more than 16 SEs x SHs, and kfd_topology.c multiplies it by the XCC
+ * count for a node. On 9.4.1 and 9.4.2 the device is one XCC. A kernel
+ * that reported a partition's SEs in all would report @want x the
+ * partition's XCCs: taken for @want SEs per XCC, and *total set. Returns
+ * the SEs per XCC to lay out (@want when the device agrees), or 0 if the
+ * device reports another count.
+ */
+uint32_t spm_device_se_per_xcc(const struct spm_device_gc *g, uint32_t want,
+			       bool *total);
 
 /* "GC 9.4.3 (AMDGPU_INFO_HW_IP_INFO ip_discovery_version 0x090403)" */
 void spm_device_gc_describe(const struct spm_device_gc *g, char *buf,

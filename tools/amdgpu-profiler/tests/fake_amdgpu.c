@@ -12,7 +12,7 @@
  * GEM_MMAP, mmap, GEM_CLOSE; not pinned and not charged, as
  * amdgpu_spm_buf.c treats a VM_PFNMAP mapping), each backed by a memfd of
  * its own that mappings share, as a BO's pages are; AMDGPU_INFO's
- * ACCEL_WORKING, DEV_INFO, HW_IP_INFO, READ_MMR_REG (the register
+ * ACCEL_WORKING, DEV_INFO, HW_IP_INFO, HW_IP_COUNT, READ_MMR_REG (the register
  * amdgpu_device_initialize() reads) and TIMESTAMP; and the submission of
  * the SPM streams: GEM_VA (MAP, UNMAP), CTX (ALLOC, FREE), CS with the
  * BO_HANDLES and IB chunks, WAIT_CS. A CS reads its IB from the BO the
@@ -555,6 +555,8 @@ int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *c)
 			c->counter_khz = (uint32_t)v;
 		else if (!strcmp(tok, "ipdisc"))
 			c->no_ipdisc = !v;
+		else if (!strcmp(tok, "dev_num_se") && v <= 64)
+			c->dev_num_se = (unsigned int)v;
 		else if (!strcmp(tok, "rlc"))
 			c->rlc = v != 0;
 		else if (!strcmp(tok, "cs_xcc"))
@@ -1364,7 +1366,8 @@ static int copy_out(void *out, uint32_t size, const void *v, size_t len)
  * HW_IP_INFO (amdgpu_hw_ip_info(): COMPUTE and GFX answer for the GFX IP
  * block, 9.0 on gfx_v9_0.c's parts and 9.4 on gfx_v9_4_3.c's,
  * ip_discovery_version the GC version, four compute rings and no GFX
- * ring on an MI part); READ_MMR_REG of GB_ADDR_CONFIG (0x263e), which
+ * ring on an MI part); HW_IP_COUNT (GFX: the partition's XCCs on 9.4.3);
+ * READ_MMR_REG of GB_ADDR_CONFIG (0x263e), which
  * amdgpu_device_initialize() reads; TIMESTAMP.
  */
 static int info(struct drm_amdgpu_info *q)
@@ -1389,7 +1392,10 @@ static int info(struct drm_amdgpu_info *q)
 		dev.external_rev = 1 + ext;
 		dev.pci_rev = 1;
 		dev.family = AMDGPU_FAMILY_AI;
-		dev.num_shader_engines = device_num_se();
+		/* What 6.12 reports: max_shader_engines, per XCC on 9.4.3
+		 * (dev_num_se= says otherwise) */
+		dev.num_shader_engines = cfg.dev_num_se ? cfg.dev_num_se :
+					 device_num_se();
 		dev.num_shader_arrays_per_engine = 1;
 		dev.gpu_counter_freq = cfg.counter_khz;
 		dev.virtual_address_offset = VA_BOTTOM;
@@ -1419,6 +1425,21 @@ static int info(struct drm_amdgpu_info *q)
 			return -EINVAL;
 		}
 		return copy_out(out, q->return_size, &hw, sizeof(hw));
+	}
+	if (q->query == AMDGPU_INFO_HW_IP_COUNT) {
+		/*
+		 * amdgpu_kms.c: for GFX on a device with partitions (GC
+		 * 9.4.3 here) the partition's XCC count, the shares; 1 on
+		 * one without; COMPUTE answers 1 (GFX IP block type).
+		 */
+		uint32_t n = 1;
+
+		if (q->query_hw_ip.type == AMDGPU_HW_IP_GFX && cfg.gc >= 0x090403)
+			n = cfg.num_xcc;
+		else if (q->query_hw_ip.type != AMDGPU_HW_IP_GFX &&
+			 q->query_hw_ip.type != AMDGPU_HW_IP_COMPUTE)
+			return -EINVAL;
+		return copy_out(out, q->return_size, &n, sizeof(n));
 	}
 	if (q->query == AMDGPU_INFO_READ_MMR_REG) {
 		uint32_t gb_addr_config = 0x2a114042;	/* a value: libdrm keeps it */

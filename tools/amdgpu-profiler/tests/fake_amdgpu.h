@@ -108,6 +108,9 @@ struct fake_amdgpu_config {
 	 */
 	uint32_t gc;
 	bool no_ipdisc;
+	/* dev_num_se=N: DEV_INFO's num_shader_engines (default: the SEs per
+	 * XCC the RLC model lays samples out for, 8 or 4) */
+	unsigned int dev_num_se;
 	/*
 	 * rlc=1: each XCC streams only what the IBs submitted to it
 	 * programmed and started (as the hardware does): no byte patterns,
@@ -176,7 +179,7 @@ void fake_amdgpu_reset(const struct fake_amdgpu_config *cfg);
  *  eintr_call=2,stop_call=10,acquire_err=EPERM,tamper_call=4,memlock=8M,
  *  nospm=1,nogem=1,counter_khz=25000,
  *  samples=9.4.3:4096:CPC_ALWAYS_COUNT:16+SQ_WAVES:32,
- *  gc=9.4.2,ipdisc=0,rlc=1,cs_xcc=1,cs_hang=1,cs_delay_ms=5,
+ *  gc=9.4.2,ipdisc=0,dev_num_se=8,rlc=1,cs_xcc=1,cs_hang=1,cs_delay_ms=5,
  *  fail=cs:ENOMEM:2";
  *  returns 0 or -EINVAL. */
 int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *cfg);

@@ -157,6 +157,30 @@ void spm_model_apply(struct spm_model_rlc *m, const struct spm_model_write *w,
 			m->sq_sel = v;
 			m->sq_sel_seen = 1;
 			break;
+		case T_RLC_SPM_PERFMON_SAMPLE_DELAY_MAX:
+			m->delay_max = v;
+			m->delay_max_seen = 1;
+			break;
+		case T_RLC_SPM_CPC_PERFMON_SAMPLE_DELAY:
+			m->cpc_delay = v;
+			m->cpc_delay_grbm = m->grbm;
+			m->cpc_delay_seen = 1;
+			break;
+		case T_RLC_SPM_SQG_PERFMON_SAMPLE_DELAY: {
+			unsigned int se = (m->grbm >> 16) & 0xff, j;
+
+			if (m->grbm & 0x80000000u) {	/* every SE */
+				for (j = 0; j < 8; j++)
+					m->sqg_delay[j] = v;
+				m->sqg_delay_seen = 0xff;
+			} else if (se < 8) {
+				m->sqg_delay[se] = v;
+				m->sqg_delay_seen |= 1u << se;
+			} else {
+				violate(m, "SQG delay for an SE past 7");
+			}
+			break;
+		}
 		case T_RLC_SPM_GLOBAL_MUXSEL_ADDR: m->gaddr = v; break;
 		case T_RLC_SPM_SE_MUXSEL_ADDR: m->seaddr = v; break;
 		case T_RLC_SPM_GLOBAL_MUXSEL_DATA:
@@ -167,6 +191,8 @@ void spm_model_apply(struct spm_model_rlc *m, const struct spm_model_write *w,
 			m->gram[2 * m->gaddr] = (uint16_t)v;
 			m->gram[2 * m->gaddr + 1] = (uint16_t)(v >> 16);
 			m->gaddr++;
+			if (m->gaddr > m->gram_dw)
+				m->gram_dw = m->gaddr;
 			break;
 		case T_RLC_SPM_SE_MUXSEL_DATA:
 			/* one layout for every SE: written under broadcast */
@@ -179,6 +205,8 @@ void spm_model_apply(struct spm_model_rlc *m, const struct spm_model_write *w,
 			m->seram[2 * m->seaddr] = (uint16_t)v;
 			m->seram[2 * m->seaddr + 1] = (uint16_t)(v >> 16);
 			m->seaddr++;
+			if (m->seaddr > m->seram_dw)
+				m->seram_dw = m->seaddr;
 			break;
 		default:
 			break;

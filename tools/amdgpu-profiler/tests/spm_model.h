@@ -51,6 +51,11 @@
 #define T_SQ_PERFCOUNTER0_SELECT	(0xA000 + 0x39c0)
 #define T_SQ_PERFCOUNTER_CTRL		(0xA000 + 0x39e0)
 #define T_SQ_PERFCOUNTER_MASK		(0xA000 + 0x39e1)
+/* Sample delays: 0x3c88 and 0x3c98 in all three headers, 0x3ca4 in
+ * gc_9_4_2_offset.h and gc_9_4_3_offset.h (gc_9_0_offset.h has none) */
+#define T_RLC_SPM_CPC_PERFMON_SAMPLE_DELAY	(0xA000 + 0x3c88)
+#define T_RLC_SPM_SQG_PERFMON_SAMPLE_DELAY	(0xA000 + 0x3c98)
+#define T_RLC_SPM_PERFMON_SAMPLE_DELAY_MAX	(0xA000 + 0x3ca4)
 /* Not a register: an EVENT_WRITE, with its event dword as the value. */
 #define T_EVENT				0xffffffffu
 #define CS_PARTIAL_FLUSH_EV		0x00000407u /* EVENT_TYPE 7 | EVENT_INDEX 4 */
@@ -94,6 +99,18 @@ struct spm_model_rlc {
 	int cpc_sel_seen, cpc_sel1_seen, sq_sel_seen;
 	uint32_t gaddr, seaddr;
 	uint16_t gram[256], seram[256];
+	/* Dwords of each mux RAM written (the highest address + 1) */
+	uint32_t gram_dw, seram_dw;
+	/*
+	 * Sample delays as the writes left them: SAMPLE_DELAY_MAX, the CPC
+	 * block's delay and the GRBM_GFX_INDEX it was written under, and the
+	 * SQG block's per SE (GRBM_GFX_INDEX's SE_INDEX 23:16, or every SE
+	 * under SE_BROADCAST_WRITES 31, as gc_9_*_sh_mask.h lay it out).
+	 */
+	uint32_t delay_max, cpc_delay, cpc_delay_grbm;
+	int delay_max_seen, cpc_delay_seen;
+	uint32_t sqg_delay[8];
+	unsigned int sqg_delay_seen;	/* bit per SE */
 	/* A ring register or SPM_VMID was written (the kernel's, see
 	 * amdgpu_spm.c spm_hw_check()) */
 	int ring_written;

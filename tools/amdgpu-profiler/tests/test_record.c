@@ -434,6 +434,10 @@ static void test_decode(void)
 	CHECK(run(DEC_FAKE, 0, "-I", "4096", NULL) == 2);
 	CHECK(run(DEC_FAKE, 0, "--no-program", NULL) == 2);
 	CHECK(has("go with --events"));
+	CHECK(run(DEC_FAKE, 0, "--allow-partial", NULL) == 2);
+	CHECK(has("go with --events"));
+	CHECK(run(DEC_FAKE, 0, "--allow-gc-9.4.2", NULL) == 2);
+	CHECK(has("go with --events"));
 	CHECK(run(DEC_FAKE, 0, "--help", NULL) == 0);
 	CHECK(has("--no-program"));
 
@@ -775,14 +779,32 @@ static void test_program(void)
 	CHECK(bad == 0 && rows[0] > 100);
 
 	/*
-	 * Two XCCs (logical 2 and 3); the jobs run on the ring of the second:
-	 * only it streams, and the recorder says why the other does not.
+	 * A partition of two XCCs (logical 2 and 3) where the start IB
+	 * reaches one: the jobs run on the ring of the second, only it
+	 * streams. Not what -e asked for: exit 8, and why; the recording is
+	 * written all the same. --allow-partial accepts it.
 	 */
 	CHECK(run("version=1.1,xcc=2,first_xcc=2,cs_xcc=1,rlc=1,fill_ms=5", 0,
 		  "-q", "-t", "0.3", "-T", "20", "-e", PROG_EVENTS, "-I",
-		  "32768", "-o", file, NULL) == 0);
-	CHECK(has("1 of the partition's 2 XCCs streamed data"));
+		  "32768", "-o", file, NULL) == 8);
+	CHECK(has("amdgpu-spm-record: error: the counters were programmed through one compute ring, whose jobs run on one XCC: 1 of the partition's 2 XCCs streamed counter samples"));
+	CHECK(has("or pass --allow-partial to accept such a recording (exit status 8)"));
 	CHECK(has("XCC 2: 0 bytes"));
+	CHECK(stat_of("spm_start") == 1 && stat_of("spm_stop") == 1);
+	CHECK(fake_clean());
+	/* ... on the first XCC's ring the same */
+	CHECK(run("version=1.1,xcc=2,cs_xcc=0,rlc=1,fill_ms=5", 0, "-q", "-t",
+		  "0.2", "-T", "20", "-e", PROG_EVENTS, "-o", "/dev/null",
+		  NULL) == 8);
+	CHECK(has("1 of the partition's 2 XCCs streamed counter samples"));
+	CHECK(has("XCC 1: 0 bytes"));
+	/* --allow-partial: accepted, said, exit 0 */
+	CHECK(run("version=1.1,xcc=2,first_xcc=2,cs_xcc=1,rlc=1,fill_ms=5", 0,
+		  "-q", "-t", "0.3", "-T", "20", "-e", PROG_EVENTS, "-I",
+		  "32768", "--allow-partial", "-o", file, NULL) == 0);
+	CHECK(has("amdgpu-spm-record: note: the counters were programmed through one compute ring, whose jobs run on one XCC: 1 of the partition's 2 XCCs streamed counter samples"));
+	CHECK(has("(accepted: --allow-partial)"));
+	CHECK(!strstr(out, "error:"));
 	snprintf(cmd, sizeof(cmd), "%s --counters %s %s 2>&1", dump, csv, file);
 	CHECK(capture(cmd) == 0);
 	CHECK(has("cycle counter: XCC 3: CPC_ALWAYS_COUNT equals the interval (32768)"));
@@ -814,10 +836,13 @@ static void test_gc(void)
 		  PROG_EVENTS, "-g", "9.4.3", "-o", "/dev/null", NULL) == 2);
 	CHECK(has("amdgpu-spm-record: --gc 9.4.3 does not match the device, which reports GC 9.4.2 (AMDGPU_INFO_HW_IP_INFO ip_discovery_version 0x090402)"));
 	CHECK(stat_of("acquire") == 0 && stat_of("cs") == 0);
-	/* -g that agrees */
+	/* -g that agrees; 9.4.2 needs --allow-gc-9.4.2 to program */
 	CHECK(run("version=1.1,rlc=1,gc=9.4.2", 0, "-q", "-t", "0.1", "-e",
-		  PROG_EVENTS, "-g", "9.4.2", "-o", "/dev/null", NULL) == 0);
+		  PROG_EVENTS, "-g", "9.4.2", "--allow-gc-9.4.2", "-o",
+		  "/dev/null", NULL) == 0);
 	CHECK(has("--gc 9.4.2 agrees"));
+	CHECK(has("amdgpu-spm-record: warning: GC 9.4.2 (MI200): aqlprofile refuses SPM on this part"));
+	CHECK(stat_of("spm_start") == 1);
 	/* A GC this tool has no streams for */
 	CHECK(run("version=1.1,rlc=1,gc=9.4.4", 0, "-q", "-t", "0.1", "-e",
 		  PROG_EVENTS, "-o", "/dev/null", NULL) == 6);
@@ -826,7 +851,8 @@ static void test_gc(void)
 		  PROG_EVENTS, "-g", "9.4.3", "-o", "/dev/null", NULL) == 2);
 	/* No ip_discovery_version: soc15.c's revision offsets */
 	CHECK(run("version=1.1,rlc=1,gc=9.4.2,ipdisc=0", 0, "-q", "-t", "0.1",
-		  "-e", PROG_EVENTS, "-o", "/dev/null", NULL) == 0);
+		  "-e", PROG_EVENTS, "--allow-gc-9.4.2", "-o", "/dev/null",
+		  NULL) == 0);
 	CHECK(has("device: GC 9.4.2 (no ip_discovery_version; DEV_INFO family 141, device 0x740c, external revision 0x3d = chip revision 0x1 + 0x3c, GFX IP 9.0)"));
 	/* ... which do not tell 9.4.3 from 9.4.4: -g decides */
 	CHECK(run("version=1.1,rlc=1,gc=9.4.3,ipdisc=0", 0, "-q", "-t", "0.1",
@@ -837,6 +863,64 @@ static void test_gc(void)
 		  "-e", PROG_EVENTS, "-g", "9.4.3", "-o", "/dev/null", NULL) == 0);
 	CHECK(has("--gc 9.4.3 agrees"));
 	CHECK(stat_of("spm_start") == 1);
+}
+
+/*
+ * GC 9.4.2 (MI200): aqlprofile refuses SPM there, so programming counters
+ * takes --allow-gc-9.4.2; recording without programming does not.
+ */
+static void test_gc_942(void)
+{
+	CHECK(run("version=1.1,rlc=1,gc=9.4.2", 0, "-q", "-t", "0.1", "-e",
+		  PROG_EVENTS, "-o", "/dev/null", NULL) == 6);
+	CHECK(has("the device is GC 9.4.2 (MI200, gfx90a), where aqlprofile refuses SPM"));
+	CHECK(has("pass --allow-gc-9.4.2 to program them anyway"));
+	CHECK(stat_of("acquire") == 0 && stat_of("cs") == 0);
+	/* The configuration only, or the stream without -e: no option */
+	CHECK(run("version=1.1,rlc=1,gc=9.4.2", 0, "-q", "-t", "0.1", "-e",
+		  PROG_EVENTS, "--no-program", "-o", "/dev/null", NULL) == 0);
+	CHECK(!strstr(out, "9.4.2 (MI200"));
+	CHECK(stat_of("cs") == 0);
+	CHECK(run("version=1.1,rlc=1,gc=9.4.2", 0, "-q", "-t", "0.1", "-o",
+		  "/dev/null", NULL) == 0);
+	/* With it: programmed, with a warning */
+	CHECK(run("version=1.1,rlc=1,gc=9.4.2,fill_ms=5", 0, "-q", "-t", "0.2",
+		  "-T", "20", "-e", PROG_EVENTS, "--allow-gc-9.4.2", "-o",
+		  "/dev/null", NULL) == 0);
+	CHECK(has("warning: GC 9.4.2 (MI200)"));
+	CHECK(stat_of("spm_start") == 1 && stat_of("samples_programmed") > 10);
+}
+
+/*
+ * The SE count comes from the device (AMDGPU_INFO_DEV_INFO
+ * num_shader_engines, per XCC in 6.12), checked against the GC's layout:
+ * another count is refused before ACQUIRE; a count for all of a
+ * partition's XCCs (AMDGPU_INFO_HW_IP_COUNT) is taken per XCC.
+ */
+static void test_num_se(void)
+{
+	CHECK(run("version=1.1,rlc=1,gc=9.4.3,dev_num_se=8", 0, "-q", "-t",
+		  "0.1", "-e", PROG_EVENTS, "-o", "/dev/null", NULL) == 6);
+	CHECK(has("the device reports 8 shader engines (AMDGPU_INFO_DEV_INFO num_shader_engines; 1 XCC in this partition, AMDGPU_INFO_HW_IP_COUNT): this tool's GC 9.4.3 streams are for 4 SEs per XCC"));
+	CHECK(stat_of("acquire") == 0 && stat_of("cs") == 0);
+	CHECK(run("version=1.1,rlc=1,gc=9.4.1,dev_num_se=4", 0, "-q", "-t",
+		  "0.1", "-e", PROG_EVENTS, "-o", "/dev/null", NULL) == 6);
+	CHECK(has("the device reports 4 shader engines"));
+	CHECK(has("GC 9.4.1 streams are for 8 SEs per XCC"));
+	CHECK(run("version=1.1,rlc=1,gc=9.4.3,dev_num_se=2", 0, "-q", "-t",
+		  "0.1", "-e", PROG_EVENTS, "--no-program", "-o", "/dev/null",
+		  NULL) == 6);
+	/* 8 SEs for a partition of 2 XCCs: 4 per XCC */
+	CHECK(run("version=1.1,rlc=1,gc=9.4.3,xcc=2,dev_num_se=8,fill_ms=5", 0,
+		  "-q", "-t", "0.2", "-T", "20", "-e", PROG_EVENTS,
+		  "--allow-partial", "-o", "/dev/null", NULL) == 0);
+	CHECK(has("note: the device reports 8 shader engines for its 2 XCCs: 4 per XCC"));
+	CHECK(stat_of("spm_start") == 1 && stat_of("ib_violations") == 0);
+	/* What it reports per XCC: no note */
+	CHECK(run("version=1.1,rlc=1,gc=9.4.3,xcc=2,fill_ms=5", 0, "-q", "-t",
+		  "0.2", "-T", "20", "-e", PROG_EVENTS, "--allow-partial", "-o",
+		  "/dev/null", NULL) == 0);
+	CHECK(!strstr(out, "shader engines"));
 }
 
 /* A submission that fails or never finishes: said, unwound, released. */
@@ -922,6 +1006,8 @@ int main(int argc, char **argv)
 	test_decode();
 	test_program();
 	test_gc();
+	test_gc_942();
+	test_num_se();
 	test_submit_errors();
 
 	put_param("spm_paranoid", NULL);

@@ -98,7 +98,7 @@ static int start_stream(enum spm_gc_version gc, uint32_t *ib, size_t max)
 	};
 	struct spm_config cfg;
 
-	CHECK(spm_config_build(&cfg, gc, req, 3, 4096) == 0);
+	CHECK(spm_config_build(&cfg, gc, 0, req, 3, 4096) == 0);
 	return spm_program_start(&cfg, ib, max);
 }
 
