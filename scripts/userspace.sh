@@ -171,6 +171,11 @@ run_unit "libamdgpu_profiler unit test" "$tool/test_amdgpu_profiler"
 run_unit "recording file format unit test" "$tool/tests/test_spm_file"
 run_unit "libamdgpu_profiler device-handle calls against the fake kernel" "$tool/tests/test_libapi"
 run_unit "SPM start/stop streams submitted through libdrm's CS API, run by the fake kernel" "$tool/tests/test_spm_submit"
+# The hardware tests carry their own copies of the cycle-counter streams:
+# built from the kselftest's and the IGT test's sources as they are, they
+# must decode to the library's streams.
+make -s -C "$tool" UAPI_INCLUDE="$hdr/usr/include" tests/test_stream_copies >> "$us/build.log" 2>&1
+run_unit "the kselftest's and IGT test's stream copies decode to the library's streams" "$tool/tests/test_stream_copies"
 run_unit "amdgpu-spm-record's error paths against the fake render node" "$tool/tests/test_record"
 run_unit "SPM programming (GC 9.4.x): PM4 streams decoded back, samples of an RLC model decoded into the values put in" \
 	"$tool/tests/test_spm_program"

@@ -170,10 +170,9 @@ static volatile sig_atomic_t stop_requested;
 static const char *prog = "amdgpu-spm-record";
 
 static const char short_usage[] =
-"Usage: amdgpu-spm-record [-d DEVICE] [-o FILE] [-t SECONDS] [-i SECONDS]\n"
-"                         [-n 2|3] [-s SIZE] [-T MS] [-x XCCS] [-m KIND] [--fail-on-loss] [-q]\n"
-"                         [-e NAME[:BITS],... [-g 9.4.1|9.4.2|9.4.3] [-I CYCLES] [--no-program]\n"
-"                          [--allow-partial] [--allow-gc-9.4.2]]\n"
+"Usage: amdgpu-spm-record [-d DEVICE] [-o FILE] [-t SECONDS] [-i SECONDS] [-n 2|3]\n"
+"         [-s SIZE] [-T MS] [-x XCCS] [-m KIND] [--fail-on-loss] [-q] [-e NAME[:BITS],...\n"
+"         [-g 9.4.x] [-I CYCLES] [--no-program] [--allow-partial] [--allow-gc-9.4.2]]\n"
 "Try 'amdgpu-spm-record --help' for more information.\n";
 
 static void die(int status, const char *fmt, ...)
