@@ -392,7 +392,7 @@ static void spm_hw_stream_timer(struct kunit *test)
 	struct amdgpu_spm_stats st0, mid, st1;
 	struct drm_amdgpu_spm_args out;
 	struct spm_model_stream *st;
-	u64 t0, t1, achieved;
+	u64 t0, t1, achieved, rest;
 
 	amdgpu_spm_backstop_ms = 2 * 1000 * ring / rate;
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
@@ -435,8 +435,10 @@ static void spm_hw_stream_timer(struct kunit *test)
 			   h.bytes_copied,
 			   h.has_data_loss & AMDGPU_SPM_LOSS_FULL ? ", full" : "");
 		spm_model_check_share(test, buf0, i * first, h.bytes_copied, i, &chk[i]);
-		KUNIT_EXPECT_TRUE_MSG(test, spm_env_wait_header(test, buf1, i * share,
-			e->m->x[i].emitted - h.bytes_copied, 60000), "xcc %u", i);
+		rest = e->m->x[i].emitted - h.bytes_copied;
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      spm_env_wait_header(test, buf1, i * share, rest, 60000),
+				      "xcc %u", i);
 	}
 	spm_env_stats(test, e, 0, &st1);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);

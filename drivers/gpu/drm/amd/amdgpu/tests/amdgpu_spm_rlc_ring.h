@@ -35,6 +35,9 @@
 #ifndef __AMDGPU_SPM_RLC_RING_H__
 #define __AMDGPU_SPM_RLC_RING_H__
 
+/* smp_wmb(), and WRITE_ONCE() through asm-generic/barrier.h */
+#include <asm/barrier.h>
+
 #include "amdgpu_spm_drain.h"
 
 /**
@@ -45,6 +48,7 @@
  * @mem: bytes of memory after the header: a line that would land past it
  *	is not written but counted in @stray
  * @stray: lines the RLC would have written past @mem
+ * @sample: bytes per sample, a multiple of 32
  * @pos: offset in the data of the next line
  * @xcc: XCC id put in every line
  * @seq: stream position of the next line
