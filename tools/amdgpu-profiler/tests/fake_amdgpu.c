@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -543,6 +544,10 @@ int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *c)
 			c->gap_seq = (uint32_t)v;
 		else if (!strcmp(tok, "eintr_call"))
 			c->eintr_call = (unsigned int)v;
+		else if (!strcmp(tok, "fixed"))
+			c->fixed = v != 0;
+		else if (!strcmp(tok, "sig_call"))
+			c->sig_call = (unsigned int)v;
 		else if (!strcmp(tok, "stop_call"))
 			c->stop_call = (unsigned int)v;
 		else if (!strcmp(tok, "tamper_call"))
@@ -650,12 +655,13 @@ static uint32_t retire(uint32_t *loss_out)
 		struct amdgpu_spm_hdr h;
 		/*
 		 * @cfg.bytes per @cfg.fill_ms, in proportion to the time the
-		 * buffer was current, with some variation over time and XCCs;
+		 * buffer was current (fixed=1, fill_ms=0: one fill_ms's worth
+		 * whatever the time), with some variation over time and XCCs;
 		 * whole 32-byte lines.
 		 */
 		uint64_t elapsed_us = (now - cur_start_ns) / 1000;
 		uint64_t rate = (uint64_t)cfg.bytes / 4 * (2 + (cur_seq + i) % 4);
-		uint32_t bytes = cfg.fill_ms ?
+		uint32_t bytes = cfg.fill_ms && !cfg.fixed ?
 			(uint32_t)(rate * elapsed_us / (cfg.fill_ms * 1000ull)) :
 			(uint32_t)rate;
 		uint32_t b;
@@ -791,9 +797,16 @@ static int set_dest_buf(int fd, struct drm_amdgpu_spm_args *a)
 	}
 	if (cur_addr)
 		bytes = retire(&loss);
-	/* The first buffer of a run: the kernel starts SPM from reset */
-	if (!cur_addr && a->dest_buf)
+	/*
+	 * The first buffer of a run: the kernel starts SPM from reset, and
+	 * the ring: samples= samples count from now, never before a caller
+	 * asked for them (however long it took from ACQUIRE to here).
+	 */
+	if (!cur_addr && a->dest_buf) {
 		spm_reset_all();
+		samples_t0 = ticks_at(now_ns());
+		memset(next_sample, 0, sizeof(next_sample));
+	}
 	cur_addr = a->dest_buf;
 	cur_size = a->buf_size;
 	if (cur_addr) {
@@ -811,6 +824,9 @@ out:
 		c->timeout_out = a->timeout;
 		c->ret = ret;
 	}
+	/* Delivered to a thread that does not block it (the recorder's main) */
+	if (cfg.sig_call && st.set_dest_buf == cfg.sig_call)
+		kill(getpid(), SIGINT);
 	return ret;
 }
 

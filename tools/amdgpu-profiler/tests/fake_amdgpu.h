@@ -24,7 +24,8 @@
  * samples=GC:INTERVAL:NAME:BITS+NAME:BITS...: each share's data is whole
  * SPM samples, as the RLC would lay them out for that configuration (see
  * fake_amdgpu.c), one per INTERVAL ticks of the GPU counter (counter_khz)
- * since ACQUIRE, the rest waiting for the next buffer when a share is full.
+ * since the first buffer of the acquisition was installed, the rest
+ * waiting for the next buffer when a share is full.
  */
 #define FAKE_SAMPLES_MAX	8
 struct fake_amdgpu_samples {
@@ -84,6 +85,19 @@ struct fake_amdgpu_config {
 	int acquire_err;	/* errno ACQUIRE fails with, 0 to succeed */
 	uint32_t bytes;		/* data bytes per share per buffer (varies) */
 	unsigned int fill_ms;	/* how long a buffer takes to fill */
+	/*
+	 * fixed=1: a retired share holds the bytes of one fill_ms, however
+	 * long the buffer was current (a SET_DEST_BUF still waits fill_ms):
+	 * amounts and FULL flags that do not depend on the host's speed.
+	 * fill_ms=0 is fixed too, without the wait.
+	 */
+	bool fixed;
+	/*
+	 * sig_call=N: once the N-th SET_DEST_BUF returned, the fake sends
+	 * SIGINT to its process, as a user stopping the recorder would: a
+	 * run of a known number of buffers instead of a duration.
+	 */
+	unsigned int sig_call;
 	uint32_t loss_seq;	/* the buffer with this seq loses data (XCC share 0) */
 	uint32_t gap_seq;	/* this seq is skipped, as if the buffer were lost */
 	unsigned int eintr_call;/* the n-th waiting SET_DEST_BUF is interrupted once */
@@ -176,7 +190,7 @@ struct fake_amdgpu_stats {
 
 void fake_amdgpu_reset(const struct fake_amdgpu_config *cfg);
 /* "version=1.1,xcc=2,first_xcc=0,bytes=4096,fill_ms=5,loss_seq=3,gap_seq=5,
- *  eintr_call=2,stop_call=10,acquire_err=EPERM,tamper_call=4,memlock=8M,
+ *  eintr_call=2,stop_call=10,fixed=1,sig_call=8,acquire_err=EPERM,tamper_call=4,memlock=8M,
  *  nospm=1,nogem=1,counter_khz=25000,
  *  samples=9.4.3:4096:CPC_ALWAYS_COUNT:16+SQ_WAVES:32,
  *  gc=9.4.2,ipdisc=0,dev_num_se=8,rlc=1,cs_xcc=1,cs_hang=1,cs_delay_ms=5,

@@ -536,7 +536,8 @@ static void test_stopped(void)
 	bool loss = true;
 	void *a = buffer(1 << 16), *b = buffer(1 << 16);
 
-	setup("version=1.1,xcc=2,bytes=1024,fill_ms=1,tamper_call=3");
+	/* fill_ms=0: a fixed amount a retire, however slow the run */
+	setup("version=1.1,xcc=2,bytes=1024,fill_ms=0,tamper_call=3");
 	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
 	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, a, &loss) ==
 	      HSAKMT_STATUS_SUCCESS);
@@ -583,7 +584,7 @@ static void test_memlock(void)
 	bool loss;
 	void *a = buffer(1 << 20), *b = buffer(1 << 20);
 
-	setup("version=1.1,xcc=2,fill_ms=1,memlock=1536K");
+	setup("version=1.1,xcc=2,fill_ms=0,memlock=1536K");
 	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
 	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 20, &t, &copied, a, &loss) ==
 	      HSAKMT_STATUS_SUCCESS);
@@ -654,12 +655,16 @@ static void test_null_stop(void)
 	bool loss = true;
 	void *buf = buffer(1 << 16);
 
-	setup("version=1.1,xcc=2,bytes=4096,fill_ms=1");
+	/*
+	 * fill_ms=0: each retired share holds a fixed 2 to 5 KiB, whatever
+	 * the time between the calls (at fill_ms=1 a slow run, under
+	 * valgrind, filled the 32 KiB shares and read as loss).
+	 */
+	setup("version=1.1,xcc=2,bytes=4096,fill_ms=0");
 	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
 	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, buf, &loss) ==
 	      HSAKMT_STATUS_SUCCESS);
 	CHECK(copied == 0);	/* nothing was installed before */
-	usleep(3000);
 	/*
 	 * A stop with no buffer and a size, which the single-XCC KFD and the
 	 * posted libdrm API take (aqlprofile drains until 0 bytes instead).
@@ -689,7 +694,12 @@ static void test_timeout(void)
 	bool loss;
 	void *a = buffer(1 << 16), *b = buffer(1 << 16);
 
-	setup("version=1.1,xcc=2,fill_ms=10,eintr_call=2");
+	/*
+	 * The time left is the fake's own count (it sleeps fill_ms and
+	 * subtracts it), not a measurement; fixed=1: the amounts do not
+	 * depend on how long the calls took either.
+	 */
+	setup("version=1.1,xcc=2,fill_ms=10,fixed=1,eintr_call=2");
 	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
 	t = 0;
 	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, a, &loss) ==
@@ -819,7 +829,11 @@ static void test_aqlprofile_loop(void)
 	pthread_t thr;
 	unsigned int i;
 
-	setup("version=1.1,xcc=2,bytes=1024,fill_ms=5");
+	/*
+	 * fixed=1: each retired share holds 512 to 1280 bytes, never FULL,
+	 * however long the producer took; the kernel's wait (5 ms) paces it.
+	 */
+	setup("version=1.1,xcc=2,bytes=1024,fill_ms=5,fixed=1");
 	/* Acquire in one thread ... */
 	pthread_create(&thr, NULL, acquire_thread, &acq);
 	pthread_join(thr, NULL);
@@ -834,7 +848,13 @@ static void test_aqlprofile_loop(void)
 
 	/* ... the loop in a producer thread. */
 	pthread_create(&thr, NULL, producer, &s);
-	usleep(60 * 1000);
+	/*
+	 * Until the fake saw the producer's fifth call start (four done,
+	 * each retiring data), not for a time a slow host may spend before
+	 * the producer runs at all.
+	 */
+	while (fake_amdgpu_stats()->set_dest_buf < 1 + 5)
+		usleep(1000);
 	fake_amdgpu_set_bytes(0);	/* the SPM End() packet ran */
 	atomic_store(&s.stop_prod_thread, true);
 	pthread_join(thr, NULL);
@@ -865,7 +885,7 @@ static void test_share_count_warning(void)
 	bool loss;
 	void *a = buffer(1 << 16), *b = buffer(1 << 16);
 
-	setup("version=1.1,xcc=4,bytes=1024,fill_ms=1");
+	setup("version=1.1,xcc=4,bytes=1024,fill_ms=0");
 	CHECK(hsaKmtSPMAcquire(1) == HSAKMT_STATUS_SUCCESS);
 	CHECK(hsaKmtSPMSetDestBuffer(1, 1 << 16, &t, &copied, a, &loss) == 0);
 	CHECK(!said("shares"));
