@@ -364,8 +364,11 @@ svg_ok() { # svg_ok <file>: well-formed XML, one panel per XCC
 # uAPI 1.1, partition 1 of a DPX MI300X (XCCs 2 and 3); buffer seq 12
 # loses data on XCC 2, seq 20 never reaches userspace.
 r11=$us/record-1.1
-record "$r11" "version=1.1,xcc=2,first_xcc=2,bytes=65536,fill_ms=20,loss_seq=12,gap_seq=20" \
-	-t 1 -s 1M -T 30
+# fixed=1, sig_call=30: a fixed amount per share and a SIGINT after the
+# 30th SET_DEST_BUF end the run, not -t, so seq 20 is reached however
+# slow the host is (-t 60 only bounds a run that goes wrong).
+record "$r11" "version=1.1,xcc=2,first_xcc=2,bytes=65536,fill_ms=20,fixed=1,sig_call=30,loss_seq=12,gap_seq=20" \
+	-t 60 -s 1M -T 30
 result $? "amdgpu-spm-record records from a fake 1.1 render node (2 XCCs)"
 readback "$r11"
 result $? "amdgpu-spm-dump reads the 1.1 recording, writes CSV, raw and SVG"
@@ -394,7 +397,7 @@ if command -v rsvg-convert > /dev/null 2>&1; then
 fi
 # uAPI 1.0: the recorder works out the XCC count from the share headers.
 r10=$us/record-1.0
-record "$r10" "version=1.0,xcc=4,bytes=8192,fill_ms=10,loss_seq=3" -t 0.5 -s 256K -T 20
+record "$r10" "version=1.0,xcc=4,bytes=8192,fill_ms=10,fixed=1,sig_call=12,loss_seq=3" -t 60 -s 256K -T 20
 result $? "amdgpu-spm-record records from a fake 1.0 render node (4 XCCs)"
 readback "$r10"
 result $? "amdgpu-spm-dump reads the 1.0 recording"
