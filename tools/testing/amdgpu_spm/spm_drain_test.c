@@ -4,10 +4,21 @@
  *
  * Native tests and benchmark of the SPM drain core
  * (drivers/gpu/drm/amd/amdgpu/amdgpu_spm_drain.c), built as a userspace
- * program against the shim headers in shim/, with the RLC ring writer of
- * the KUnit tests (drivers/gpu/drm/amd/amdgpu/tests/amdgpu_spm_rlc_ring.h).
+ * program against the shim headers in shim/. The RLC is one of two
+ * writers: the one of the KUnit tests, which came with the drain
+ * (drivers/gpu/drm/amd/amdgpu/tests/amdgpu_spm_rlc_ring.h), or rlc_hw.h,
+ * written apart from it from the hardware description, under one of its
+ * readings of what that description leaves open.
  *
- *   spm_drain_test          run the tests; "N passed, N failed"
+ *   spm_drain_test          run the tests with the KUnit tests' writer;
+ *                           "N passed, N failed"
+ *   spm_drain_test -a       the same, then with rlc_hw.h under each reading
+ *   spm_drain_test -r R     with rlc_hw.h under reading R (a name, a number
+ *                           of -l's list, or "extra" for the readings the
+ *                           drain is not written for)
+ *   spm_drain_test -l       list the readings
+ *   -t NAME                 only the test NAME
+ *   -x                      stop at the first failure (mutation runs)
  *   spm_drain_test bench    print "spm_native_drain: <bytes> bytes,
  *                           throughput drain/memcpy = X.XX": memcpy's time
  *                           over the drain's for the same bytes
@@ -19,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <linux/kernel.h>
 #include <linux/highmem.h>
@@ -28,14 +40,29 @@
 
 #include "amdgpu_spm_drain.h"
 #include "tests/amdgpu_spm_rlc_ring.h"
+#include "rlc_hw.h"
 
 #define HDR	((u32)sizeof(struct drm_amdgpu_spm_buffer_header))
 #define LINE	AMDGPU_SPM_LINE_SIZE
 /* Spill area of the native runs: more than a sample, a fraction of the ring */
 #define GUARD	SZ_8K
 
+/*
+ * The drain core allocates nothing; a test that fails (a known bug's
+ * among them) returns without freeing its rings and buffers. Leaks are
+ * not what these tests look for.
+ */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "detect_leaks=0";
+}
+
 static int passed, failed;
 static const char *cur_test;
+/* The rlc_hw.h reading the tests run under; NULL: the KUnit tests' writer */
+static const struct rlc_hw_reading *reading;
+static bool end_at_size(void);
 
 static bool check(bool ok, const char *what, int line)
 {
@@ -47,6 +74,14 @@ static bool check(bool ok, const char *what, int line)
 
 /* Evaluates to whether @cond holds; says where, if not */
 #define CHECK(cond)	check((cond), #cond, __LINE__)
+
+/* Failures seen by the helpers: the test they happen in fails */
+static int sticky;
+#define STICKY(cond)	do { if (!CHECK(cond)) sticky++; } while (0)
+
+/* The shim's interrupt holds (shim/linux/kernel.h) */
+unsigned long spm_shim_irqs_off;
+void (*spm_shim_irq_hook)(void);
 
 static u64 now_ns(void)
 {
@@ -112,10 +147,15 @@ static u8 *tbuf_at(struct tbuf *b, u32 off)
 	return b->mem + b->dst.offset + off;
 }
 
-/* One XCC: the RLC, its ring, the drain cursor, the current share */
+/*
+ * One XCC: the RLC, its ring, the drain cursor, the current share. The
+ * RLC's state is a struct rlc_hw whichever writer writes: the KUnit
+ * tests' one (spm_rlc_ring) takes @size, @guard, @sample, @xcc, @pos and
+ * @seq from it and gives back @pos and @seq.
+ */
 struct txcc {
 	u8 *ring;
-	struct spm_rlc_ring rlc;
+	struct rlc_hw rlc;
 	struct amdgpu_spm_cursor c;
 	struct amdgpu_spm_share sh;
 	u64 next_seq;		/* next stream position expected by the checker */
@@ -131,7 +171,8 @@ static const u8 token[LINE] = "amdgpu spm drain sentinel 0123";
 static void txcc_init(struct txcc *x, u32 size, u32 guard, u32 sample, u32 id)
 {
 	x->ring = xalloc(AMDGPU_SPM_RING_HDR_SIZE + size + guard);
-	spm_rlc_ring_init(&x->rlc, x->ring, size, guard, sample, id);
+	rlc_hw_init(&x->rlc, x->ring, size, guard, sample, id,
+		    reading ? reading : &rlc_hw_readings[0]);
 	amdgpu_spm_cursor_init(&x->c, x->ring, size, guard, token);
 	amdgpu_spm_cursor_restart(&x->c);
 	x->next_seq = 0;
@@ -140,6 +181,37 @@ static void txcc_init(struct txcc *x, u32 size, u32 guard, u32 sample, u32 id)
 	x->share_laps = 0;
 	x->share_blind = false;
 	x->prev_excused = false;
+}
+
+/* Lines the RLC wrote that its write pointer covers */
+static u64 published(struct txcc *x)
+{
+	return x->rlc.pub_seq;
+}
+
+/* One sample of the RLC, in ring mode 0, by the writer of this run */
+static bool rlc_sample(struct txcc *x)
+{
+	struct spm_rlc_ring m;
+	bool ok;
+
+	if (reading)
+		return rlc_hw_sample(&x->rlc);
+	spm_rlc_ring_init(&m, x->ring, x->rlc.size, x->rlc.guard, x->rlc.sample,
+			  x->rlc.xcc);
+	m.pos = x->rlc.pos;
+	m.seq = x->rlc.seq;
+	ok = spm_rlc_ring_sample(&m);
+	x->rlc.pos = m.pos;
+	x->rlc.seq = m.seq;
+	x->rlc.pub_seq = m.seq;
+	return ok;
+}
+
+/* Whether @p is a line of @xcc, in the format of this run's writer */
+static bool line_ok(const u8 *p, u32 xcc, u64 *seq)
+{
+	return reading ? rlc_hw_line_ok(p, xcc, seq) : spm_rlc_line_ok(p, xcc, seq);
 }
 
 /* Install a share of @size bytes (0: no buffer), as SET_DEST_BUF does */
@@ -176,7 +248,7 @@ static int check_share(struct txcc *x, struct tbuf *b, u32 id)
 	for (off = 0; off < sh->copied; off += LINE) {
 		u64 seq;
 
-		if (!CHECK(spm_rlc_line_ok(tbuf_at(b, sh->off + HDR + off), id, &seq)))
+		if (!CHECK(line_ok(tbuf_at(b, sh->off + HDR + off), id, &seq)))
 			return -1;
 		if (!CHECK(seq >= x->next_seq))
 			return -1;
@@ -200,6 +272,9 @@ static u32 drain(struct txcc *x, struct tbuf *b)
 	x->share_blind |= x->c.blind_until != 0;
 	n = amdgpu_spm_drain_ring(&x->c, &x->sh, b ? &b->dst : NULL, now_ns());
 	x->share_blind |= x->c.blind_until != 0;
+	/* Interrupts are given back; the RLC is told an offset in its ring */
+	STICKY(!spm_shim_irqs_off);
+	STICKY(amdgpu_spm_cursor_rdptr(&x->c) < x->rlc.size);
 	return n;
 }
 
@@ -228,7 +303,7 @@ static void emit(struct txcc *x, u32 bytes)
 	u32 done;
 
 	for (done = 0; done < bytes; done += x->rlc.sample)
-		spm_rlc_ring_sample(&x->rlc);
+		rlc_sample(x);
 }
 
 /* ---- tests ---- */
@@ -276,7 +351,7 @@ static int wrap_run(u32 guard, u32 sample)
 		return -1;
 	if (!CHECK(check_share(&x, &b, 3) == 0))
 		return -1;
-	if (!CHECK(x.gaps == 0 && x.next_seq == x.rlc.seq))
+	if (!CHECK(x.gaps == 0 && x.next_seq == published(&x)))
 		return -1;
 	if (!CHECK(x.c.laps == 0))
 		return -1;
@@ -546,14 +621,14 @@ static int full_lap_run(u32 guard, bool swap_first)
 	if (!CHECK(check_share(&x, &b[1], 2) == 0))
 		return -1;
 	share_start(&x, b[2].size, 3);
-	seq0 = x.rlc.seq;
+	seq0 = published(&x);
 	emit(&x, SZ_64K / 8);
 	drain(&x, &b[2]);
-	if (!CHECK(!x.sh.loss && x.sh.copied == (x.rlc.seq - seq0) * LINE))
+	if (!CHECK(!x.sh.loss && x.sh.copied == (published(&x) - seq0) * LINE))
 		return -1;
 	if (!CHECK(check_share(&x, &b[2], 2) == 0))
 		return -1;
-	if (!CHECK(x.next_seq == x.rlc.seq && x.unflagged == 0 && x.gaps > 0))
+	if (!CHECK(x.next_seq == published(&x) && x.unflagged == 0 && x.gaps > 0))
 		return -1;
 	tbuf_free(&b[0]);
 	tbuf_free(&b[1]);
@@ -636,7 +711,7 @@ static int mid_wrap_run(u32 guard, bool more)
 		}
 		if (!CHECK(!pending(&x) && x.c.laps == 0))
 			return -1;
-		if (!CHECK(x.next_seq == x.rlc.seq && x.gaps == 0))
+		if (!CHECK(x.next_seq == published(&x) && x.gaps == 0))
 			return -1;
 		if (!CHECK(guard_armed(&x)))
 			return -1;
@@ -648,7 +723,7 @@ static int mid_wrap_run(u32 guard, bool more)
 		drain(&x, &b);
 		if (!CHECK(!x.sh.loss && check_share(&x, &b, 6) == 0))
 			return -1;
-		if (!CHECK(x.next_seq == x.rlc.seq && x.c.laps == 0))
+		if (!CHECK(x.next_seq == published(&x) && x.c.laps == 0))
 			return -1;
 		tbuf_free(&b);
 		free(x.ring);
@@ -723,7 +798,7 @@ static int test_mid_wrap_then_lap(void)
 		drain(&x, &b);
 		if (!CHECK(check_share(&x, &b, 5) == 0))
 			return -1;
-		if (!CHECK(x.unflagged == 0 && x.next_seq == x.rlc.seq))
+		if (!CHECK(x.unflagged == 0 && x.next_seq == published(&x)))
 			return -1;
 
 		tbuf_free(&b);
@@ -784,14 +859,14 @@ static int test_blind_discards(void)
 		return -1;
 	/* Not blind any more: copied again */
 	share_start(&x, b.size, 5);
-	seq = x.rlc.seq;
+	seq = published(&x);
 	emit(&x, SZ_64K / 4);
 	drain(&x, &b);
-	if (!CHECK(!x.sh.loss && x.sh.copied == (x.rlc.seq - seq) * LINE))
+	if (!CHECK(!x.sh.loss && x.sh.copied == (published(&x) - seq) * LINE))
 		return -1;
 	if (!CHECK(check_share(&x, &b, 3) == 0))
 		return -1;
-	if (!CHECK(x.unflagged == 0 && x.next_seq == x.rlc.seq))
+	if (!CHECK(x.unflagged == 0 && x.next_seq == published(&x)))
 		return -1;
 	tbuf_free(&b);
 	tbuf_free(&full);
@@ -814,6 +889,11 @@ static int test_header(void)
 	amdgpu_spm_share_init(&x.sh, share, 2, 3, 5, 42, t0);
 	if (!CHECK(x.sh.off == 8192 && x.sh.cap == 4096 - HDR && x.sh.dirty))
 		return -1;
+	/* No buffer: nothing to hold data, no header to write */
+	amdgpu_spm_share_init(&x.sh, 0, 0, 1, 5, 41, t0);
+	if (!CHECK(!x.sh.cap && !x.sh.dirty))
+		return -1;
+	amdgpu_spm_share_init(&x.sh, share, 2, 3, 5, 42, t0);
 	emit(&x, 8 * LINE);
 	if (!CHECK(amdgpu_spm_drain_ring(&x.c, &x.sh, &b.dst, t0 + 2500000) == 8 * LINE))
 		return -1;
@@ -896,7 +976,7 @@ static int test_write_fn(void)
 	for (fail_after = 0; fail_after < 16; fail_after++) {
 		u64 seq;
 
-		if (!CHECK(spm_rlc_line_ok(mem + HDR + fail_after * LINE, 0, &seq) &&
+		if (!CHECK(line_ok(mem + HDR + fail_after * LINE, 0, &seq) &&
 			   seq == fail_after))
 			return -1;
 	}
@@ -976,14 +1056,14 @@ static int stream_on_after_lap(struct txcc *x, struct tbuf *b)
 	if (check_share(x, b, 8))
 		return -1;
 	share_start(x, b->size, 100);
-	seq = x->rlc.seq;
+	seq = published(x);
 	emit(x, SZ_64K / 4);
 	drain(x, b);
-	if (!CHECK(!x->sh.loss && x->sh.copied == (x->rlc.seq - seq) * LINE))
+	if (!CHECK(!x->sh.loss && x->sh.copied == (published(x) - seq) * LINE))
 		return -1;
 	if (check_share(x, b, 8))
 		return -1;
-	return CHECK(x->unflagged == 0 && x->next_seq == x->rlc.seq) ? 0 : -1;
+	return CHECK(x->unflagged == 0 && x->next_seq == published(x)) ? 0 : -1;
 }
 
 /*
@@ -1039,23 +1119,410 @@ static int test_lap_during_copy(void)
  */
 static int test_spill_shrunk(void)
 {
+	int from_stop;
+
+	/* Re-armed whole, or from exactly where the drain stopped in it */
+	for (from_stop = 0; from_stop < 2; from_stop++) {
+		struct txcc x;
+		struct tbuf b;
+		u64 *g;
+		u32 i;
+
+		tbuf_init(&b, SZ_1M, 0);
+		if (wrap_then_stop(&x, &b, GUARD, 140))
+			return -1;
+		/* 128 lines of [r, size), then 12 of the spill's 64 */
+		if (!CHECK(x.c.rptr == SZ_64K + 12 * LINE))
+			return -1;
+		g = (u64 *)(x.ring + AMDGPU_SPM_RING_HDR_SIZE + SZ_64K);
+		for (i = from_stop ? 12 * LINE / sizeof(*g) : 0; i < GUARD / sizeof(*g); i++)
+			g[i] = AMDGPU_SPM_GUARD_MAGIC;
+		share_start(&x, b.size, 3);
+		if (!CHECK(drain(&x, &b) == SZ_64K))
+			return -1;
+		if (!CHECK(x.c.laps == 1 && x.sh.loss && !x.sh.copied && !pending(&x)))
+			return -1;
+		if (check_share(&x, &b, 8) || stream_on_after_lap(&x, &b))
+			return -1;
+		tbuf_free(&b);
+		free(x.ring);
+	}
+	return 0;
+}
+
+/*
+ * Emit samples of @sample bytes up to @pos, then drain them all: the ring
+ * is empty, the read pointer at @pos. @pos is a multiple of @sample.
+ */
+static int fill_to(struct txcc *x, struct tbuf *b, u32 sample, u32 pos, u32 xcc)
+{
+	x->rlc.sample = sample;
+	while (x->rlc.pos != pos)
+		emit(x, sample);
+	drain(x, b);
+	if (!CHECK(x->c.rptr == pos && !pending(x)))
+		return -1;
+	return check_share(x, b, xcc);
+}
+
+/*
+ * The guard's edges, with a guard of 1 KiB (kfd_spm.c's reserve): a
+ * spill that takes all of it but a line, which is data, and one that takes
+ * all of it, which cannot be told from one that went further and is not
+ * trusted; nothing is read past the guard. And a spill line that holds
+ * the magic in three of its four words is data: only a whole line of it
+ * is the guard.
+ */
+static int test_spill_guard_edges(void)
+{
+	const u32 g = 1024;
+	static const struct {
+		u32 spill;
+		int word;	/* of the last spill line left data, -1: none */
+	} cases[] = {
+		{ 1024 - LINE, -1 }, { 1024, -1 },
+		{ 3 * LINE, 0 }, { 3 * LINE, 1 }, { 3 * LINE, 2 }, { 3 * LINE, 3 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		u32 spill = cases[i].spill, r = SZ_64K - 4096, w, n;
+		u8 *data, *want;
+		struct txcc x;
+		struct tbuf b;
+
+		txcc_init(&x, SZ_64K, g, 8 * LINE, 8);
+		tbuf_init(&b, SZ_1M, 0);
+		share_start(&x, b.size, 1);
+		if (fill_to(&x, &b, 8 * LINE, r, 8))
+			return -1;
+		/* One sample that ends @spill bytes past the end, then two more */
+		x.rlc.sample = SZ_64K - r + spill;
+		emit(&x, x.rlc.sample);
+		x.rlc.sample = 8 * LINE;
+		emit(&x, 16 * LINE);
+		w = READ_ONCE(*(u32 *)x.ring);
+		if (!CHECK(w == spill + 16 * LINE))
+			return -1;
+		data = x.ring + AMDGPU_SPM_RING_HDR_SIZE;
+		if (cases[i].word >= 0) {
+			u64 *q = (u64 *)(data + SZ_64K + spill - LINE);
+			int k;
+
+			for (k = 0; k < 4; k++)
+				if (k != cases[i].word)
+					q[k] = AMDGPU_SPM_GUARD_MAGIC;
+		}
+		/* What a drain that reads the wrap right delivers */
+		n = SZ_64K - r + w;
+		want = malloc(n);
+		memcpy(want, data + r, SZ_64K - r);
+		memcpy(want + SZ_64K - r, data + SZ_64K, spill);
+		memcpy(want + SZ_64K - r + spill, data + spill, w - spill);
+		share_start(&x, b.size, 2);
+		if (spill == g) {
+			if (!CHECK(drain(&x, &b) == SZ_64K))
+				return -1;
+			if (!CHECK(x.c.laps == 1 && x.sh.loss && !x.sh.copied))
+				return -1;
+			if (check_share(&x, &b, 8) || stream_on_after_lap(&x, &b))
+				return -1;
+		} else {
+			drain(&x, &b);
+			if (!CHECK(x.c.laps == 0 && !x.sh.loss && x.sh.copied == n))
+				return -1;
+			if (!CHECK(!memcmp(tbuf_at(&b, HDR), want, n)))
+				return -1;
+			if (cases[i].word < 0 && check_share(&x, &b, 8))
+				return -1;
+		}
+		free(want);
+		tbuf_free(&b);
+		free(x.ring);
+	}
+	return 0;
+}
+
+/*
+ * The RLC laps with a spill exactly as long as the read pointer's offset:
+ * it resumes at the read pointer without writing the sentinel's line (the
+ * spill stands for it), and goes on a sample. That is a lap, and it is
+ * seen: the spill reaches the read pointer.
+ */
+static int test_spill_reaches_rptr(void)
+{
+	u32 r;
+
+	for (r = LINE; r <= 2048; r += r < 256 ? LINE : 256) {
+		struct txcc x;
+		struct tbuf b;
+
+		txcc_init(&x, SZ_64K, GUARD, LINE, 8);
+		tbuf_init(&b, SZ_1M, 0);
+		share_start(&x, b.size, 1);
+		/* The read pointer at @r, after a wrap that spilled @r bytes */
+		if (fill_to(&x, &b, LINE, SZ_64K - 4096, 8))
+			return -1;
+		share_start(&x, b.size, 2);
+		x.rlc.sample = 4096 + r;
+		emit(&x, x.rlc.sample);
+		drain(&x, &b);
+		if (!CHECK(x.c.rptr == r && !pending(&x) && guard_armed(&x)))
+			return -1;
+		if (check_share(&x, &b, 8))
+			return -1;
+		share_start(&x, b.size, 3);
+		/* Round the ring to 4 KiB before its end, a spill of @r, a line */
+		x.rlc.sample = LINE;
+		while (x.rlc.pos != SZ_64K - 4096)
+			emit(&x, LINE);
+		x.rlc.sample = 4096 + r;
+		emit(&x, x.rlc.sample);
+		x.rlc.sample = LINE;
+		emit(&x, LINE);
+		if (!CHECK(READ_ONCE(*(u32 *)x.ring) == r + LINE))
+			return -1;
+		drain(&x, &b);
+		if (!CHECK(x.c.laps == 1 && x.sh.loss))
+			return -1;
+		if (check_share(&x, &b, 8) || stream_on_after_lap(&x, &b))
+			return -1;
+		tbuf_free(&b);
+		free(x.ring);
+	}
+	return 0;
+}
+
+/*
+ * Blind for exactly the bytes it was set for: the drain that consumes
+ * the last of them ends it, and the next data is copied.
+ */
+static int test_blind_ends_exactly(void)
+{
 	struct txcc x;
 	struct tbuf b;
-	u64 *g;
-	u32 i;
+	u64 seq;
 
+	txcc_init(&x, SZ_64K, 0, 8 * LINE, 3);
 	tbuf_init(&b, SZ_1M, 0);
-	if (wrap_then_stop(&x, &b, GUARD, 140))
+	share_start(&x, b.size, 1);
+	emit(&x, 4096);
+	drain(&x, &b);
+	if (check_share(&x, &b, 3))
 		return -1;
-	g = (u64 *)(x.ring + AMDGPU_SPM_RING_HDR_SIZE + SZ_64K);
-	for (i = 0; i < GUARD / sizeof(*g); i++)
-		g[i] = AMDGPU_SPM_GUARD_MAGIC;
+	share_start(&x, b.size, 2);
+	x.c.blind_until = x.c.consumed + 8192;
+	x.share_blind = true;
+	emit(&x, 8192);
+	drain(&x, &b);
+	if (!CHECK(x.c.consumed == 4096 + 8192 && !x.c.blind_until))
+		return -1;
+	if (!CHECK(x.sh.loss && !x.sh.copied))
+		return -1;
+	if (check_share(&x, &b, 3))
+		return -1;
 	share_start(&x, b.size, 3);
-	if (!CHECK(drain(&x, &b) == SZ_64K))
+	seq = published(&x);
+	emit(&x, 4096);
+	drain(&x, &b);
+	if (!CHECK(!x.sh.loss && x.sh.copied == (published(&x) - seq) * LINE))
 		return -1;
-	if (!CHECK(x.c.laps == 1 && x.sh.loss && !x.sh.copied && !pending(&x)))
+	if (check_share(&x, &b, 3))
 		return -1;
+	tbuf_free(&b);
+	free(x.ring);
+	return 0;
+}
+
+/* The RLC when the drain holds interrupts: once, @bytes of samples */
+static struct txcc *hook_x;
+static u32 hook_bytes;
+
+static void rlc_at_hold(void)
+{
+	spm_shim_irq_hook = NULL;
+	emit(hook_x, hook_bytes);
+}
+
+/*
+ * A lap, and while the drain starts over at the write pointer (its
+ * sentinel placed with interrupts held) the RLC writes on: half a ring
+ * leaves the sentinel trusted, more than half does not (it may sit on a
+ * line the RLC had just written, so the drain goes blind for a lap). The
+ * lap is seen at a write pointer inside the ring, or at 0.
+ */
+static int test_resync_moved(void)
+{
+	static const struct {
+		u32 at, moved;
+	} cases[] = {
+		{ 5120, (SZ_64K / 2) - 8 * LINE }, { 5120, SZ_64K / 2 },
+		{ 5120, (SZ_64K / 2) + 8 * LINE }, { 0, 8 * LINE },
+		{ 0, (SZ_64K / 2) + 8 * LINE },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		u32 at = cases[i].at, moved = cases[i].moved;
+		/* The pointer for the end of the ring: 0, or the size */
+		u32 w0 = at ? at : end_at_size() ? SZ_64K : 0;
+		struct txcc x;
+		struct tbuf b;
+
+		txcc_init(&x, SZ_64K, 0, 8 * LINE, 3);
+		tbuf_init(&b, SZ_1M, 0);
+		share_start(&x, b.size, 1);
+		emit(&x, 4096);
+		drain(&x, &b);
+		/* Over the sentinel, to @at (0: round to the end) */
+		emit(&x, SZ_64K + (at ? at : SZ_64K) - 4096);
+		if (!CHECK(READ_ONCE(*(u32 *)x.ring) == w0))
+			return -1;
+		hook_x = &x;
+		hook_bytes = moved;
+		spm_shim_irq_hook = rlc_at_hold;
+		if (!CHECK(drain(&x, &b) == SZ_64K))
+			return -1;
+		if (!CHECK(!spm_shim_irq_hook && x.c.laps == 1 && x.sh.loss))
+			return -1;
+		if (!CHECK(x.c.rptr == w0 && READ_ONCE(*(u32 *)x.ring) == at + moved))
+			return -1;
+		if (!CHECK(!!x.c.blind_until == (moved > SZ_64K / 2)))
+			return -1;
+		if (check_share(&x, &b, 3))
+			return -1;
+		tbuf_free(&b);
+		free(x.ring);
+	}
+	return 0;
+}
+
+/* The RLC when the drain holds interrupts: a lap, a spill of 1 KiB, 1 KiB */
+static void rlc_laps_at_hold(void)
+{
+	spm_shim_irq_hook = NULL;
+	hook_x->rlc.sample = 8 * LINE;
+	while (hook_x->rlc.pos != SZ_64K - 2048)
+		emit(hook_x, 8 * LINE);
+	hook_x->rlc.sample = 2048 + 1024;
+	emit(hook_x, hook_x->rlc.sample);
+	hook_x->rlc.sample = 8 * LINE;
+	emit(hook_x, 1024);
+}
+
+/*
+ * A lap seen at a write pointer of 0 (a sample ended at the end of the
+ * ring), and before the drain starts over there the RLC goes round once
+ * more and spills (the worker was preempted: the pointer it read is a lap
+ * old, and the half-ring check cannot see that). The lines the spill
+ * stands for, at the start of the ring, are not data: they are never
+ * delivered.
+ */
+static int test_resync_stale_zero(void)
+{
+	struct txcc x;
+	struct tbuf b;
+
+	txcc_init(&x, SZ_64K, GUARD, 8 * LINE, 8);
+	tbuf_init(&b, SZ_1M, 0);
+	share_start(&x, b.size, 1);
+	emit(&x, 4096);
+	drain(&x, &b);
+	if (check_share(&x, &b, 8))
+		return -1;
+	/* Over the sentinel and round to the end of the ring */
+	emit(&x, SZ_64K - 4096 + SZ_64K);
+	if (!CHECK(x.rlc.pos == 0))
+		return -1;
+	share_start(&x, b.size, 2);
+	hook_x = &x;
+	spm_shim_irq_hook = rlc_laps_at_hold;
+	if (!CHECK(drain(&x, &b) == SZ_64K && x.c.laps == 1))
+		return -1;
+	if (!CHECK(!spm_shim_irq_hook && READ_ONCE(*(u32 *)x.ring) == 2048))
+		return -1;
+	drain(&x, &b);
 	if (check_share(&x, &b, 8) || stream_on_after_lap(&x, &b))
+		return -1;
+	tbuf_free(&b);
+	free(x.ring);
+	return 0;
+}
+
+/*
+ * A sample that ends exactly at the end of the ring, drained, and nothing
+ * after it: the next drains find nothing new and nothing pending, whether
+ * the RLC put its write pointer at 0 or at the ring's size for it.
+ */
+static int test_end_pointer_idle(void)
+{
+	struct txcc x;
+	struct tbuf b;
+	int i;
+
+	txcc_init(&x, SZ_64K, GUARD, 8 * LINE, 3);
+	tbuf_init(&b, SZ_1M, 0);
+	share_start(&x, b.size, 1);
+	emit(&x, (SZ_64K / 2));
+	drain(&x, &b);
+	emit(&x, (SZ_64K / 2));
+	if (!CHECK(drain(&x, &b) == (SZ_64K / 2) && !pending(&x)))
+		return -1;
+	for (i = 0; i < 3; i++) {
+		if (!CHECK(drain(&x, &b) == 0))
+			return -1;
+		if (!CHECK(amdgpu_spm_cursor_pending(&x.c) == 0))
+			return -1;
+	}
+	if (!CHECK(!x.sh.loss && !x.sh.full && x.sh.copied == SZ_64K))
+		return -1;
+	if (check_share(&x, &b, 3))
+		return -1;
+	tbuf_free(&b);
+	free(x.ring);
+	return 0;
+}
+
+/*
+ * A lap that ends exactly at the read pointer, through a spill exactly as
+ * long as the read pointer's offset (the RLC does not write the
+ * sentinel's line: the spill stands for it): the write pointer is back
+ * where it was, the sentinel is there, but a whole ring of data waits.
+ * It is delivered, or at least reported lost; it does not look like an
+ * empty ring.
+ */
+static int test_lap_by_spill_not_empty(void)
+{
+	const u32 r = 1024;
+	struct txcc x;
+	struct tbuf b;
+
+	txcc_init(&x, SZ_64K, GUARD, LINE, 8);
+	tbuf_init(&b, SZ_1M, 0);
+	share_start(&x, b.size, 1);
+	if (fill_to(&x, &b, LINE, SZ_64K - 4096, 8))
+		return -1;
+	share_start(&x, b.size, 2);
+	x.rlc.sample = 4096 + r;
+	emit(&x, x.rlc.sample);
+	drain(&x, &b);
+	if (!CHECK(x.c.rptr == r && !pending(&x)))
+		return -1;
+	if (check_share(&x, &b, 8))
+		return -1;
+	share_start(&x, b.size, 3);
+	x.rlc.sample = LINE;
+	while (x.rlc.pos != SZ_64K - 4096)
+		emit(&x, LINE);
+	x.rlc.sample = 4096 + r;
+	emit(&x, x.rlc.sample);
+	if (!CHECK(READ_ONCE(*(u32 *)x.ring) == r))
+		return -1;
+	drain(&x, &b);
+	/* A whole ring: [r, size), then the spill that stands for [0, r) */
+	if (!CHECK(x.sh.loss || x.sh.copied == SZ_64K))
+		return -1;
+	if (check_share(&x, &b, 8))
 		return -1;
 	tbuf_free(&b);
 	free(x.ring);
@@ -1091,7 +1558,7 @@ static int random_run(u32 guard, int rounds, bool small)
 		u64 laps = x.c.laps;
 
 		while (written + x.rlc.sample <= burst) {
-			spm_rlc_ring_sample(&x.rlc);
+			rlc_sample(&x);
 			written += x.rlc.sample;
 		}
 		drain(&x, x.sh.cap ? &b[cur] : NULL);
@@ -1170,7 +1637,7 @@ static void *writer_fn(void *arg)
 		seed ^= seed >> 7;
 		seed ^= seed << 17;
 		for (n = seed % laps3; n && !__atomic_load_n(&wr->stop, __ATOMIC_RELAXED); n--)
-			spm_rlc_ring_sample(&wr->x->rlc);
+			rlc_sample(wr->x);
 		pause.tv_nsec = (seed >> 20) % 200000;
 		nanosleep(&pause, NULL);
 	}
@@ -1287,6 +1754,43 @@ static int test_pace(void)
 	return 0;
 }
 
+/*
+ * The pace's edges: the first drain has nothing to time its bytes
+ * against; two drains a nanosecond apart still measure; a quiet drain
+ * decays the rate by exactly 1/8.
+ */
+static int test_pace_edges(void)
+{
+	struct amdgpu_spm_pace p;
+	const u64 ms = 1000000, idle = 100 * ms, min = ms / 4;
+	const u32 ring = SZ_4M;
+	u64 t = 3 * ms, rate;
+
+	amdgpu_spm_pace_init(&p, idle);
+	if (!CHECK(amdgpu_spm_pace_next(&p, t, SZ_1M, ring, min, idle) == idle))
+		return -1;
+	if (!CHECK(p.rate == 0))
+		return -1;
+	t += 1;
+	if (!CHECK(amdgpu_spm_pace_next(&p, t, 64, ring, min, idle) == min))
+		return -1;
+	if (!CHECK(p.rate == 64 * NSEC_PER_SEC))
+		return -1;
+	amdgpu_spm_pace_init(&p, idle);
+	t = 5 * NSEC_PER_SEC;
+	amdgpu_spm_pace_next(&p, t, 0, ring, min, idle);
+	t += 10 * ms;
+	amdgpu_spm_pace_next(&p, t, 1600000, ring, min, idle);
+	rate = p.rate;
+	if (!CHECK(rate == 160000000))
+		return -1;
+	t += 10 * ms;
+	if (!CHECK(amdgpu_spm_pace_next(&p, t, 0, ring, min, idle) ==
+		   (u64)ring * 3 / 8 * NSEC_PER_SEC / (rate - rate / 8)))
+		return -1;
+	return 0;
+}
+
 /* ---- ring mode 3: an RLC that stalls at its read pointer ---- */
 
 /*
@@ -1299,9 +1803,11 @@ static bool emit_stall(struct txcc *x)
 	u32 size = x->rlc.size;
 	u32 fill = (x->rlc.pos + size - amdgpu_spm_cursor_rdptr(&x->c)) % size;
 
+	if (reading)
+		return rlc_hw_sample_stall(&x->rlc, amdgpu_spm_cursor_rdptr(&x->c));
 	if (fill + x->rlc.sample >= size)
 		return false;
-	return spm_rlc_ring_sample(&x->rlc);
+	return rlc_sample(x);
 }
 
 /*
@@ -1330,7 +1836,8 @@ static int test_stall_in_spill(void)
 			pos0 = x.c.rptr;
 			emit(&x, sample);	/* the spill */
 			k = *(u32 *)x.ring;
-			if (k == 0 || j >= k) {
+			/* No spill: the sample ended at the end (pointer 0 or the size) */
+			if (k == 0 || k == SZ_64K || j >= k) {
 				tbuf_free(&b);
 				free(x.ring);
 				break;
@@ -1349,7 +1856,7 @@ static int test_stall_in_spill(void)
 			check_share(&x, &b, 3);
 			runs++;
 			if (!CHECK(x.c.laps == 0) || !CHECK(x.gaps == 0) ||
-			    !CHECK(x.next_seq == x.rlc.seq))
+			    !CHECK(x.next_seq == published(&x)))
 				return -1;
 			tbuf_free(&b);
 			free(x.ring);
@@ -1523,31 +2030,251 @@ static const struct {
 	T(test_write_fn),
 	T(test_lap_during_copy),
 	T(test_spill_shrunk),
+	T(test_spill_guard_edges),
+	T(test_spill_reaches_rptr),
+	T(test_blind_ends_exactly),
+	T(test_resync_moved),
+	T(test_end_pointer_idle),
+	T(test_lap_by_spill_not_empty),
+	T(test_resync_stale_zero),
+	T(test_pace),
+	T(test_pace_edges),
 	T(test_random_exact),
 	T(test_random_spill),
-	T(test_threaded_exact),
-	T(test_threaded_spill),
-	T(test_pace),
 	T(test_stall_in_spill),
 	T(test_stall_random),
+	T(test_threaded_exact),
+	T(test_threaded_spill),
 };
 
-int main(int argc, char **argv)
+static bool end_at_size(void)
+{
+	return reading && reading->end == RLC_HW_END_SIZE;
+}
+
+/* The lines a spill stands for are left as they were (both writers can) */
+static bool stale_kept(void)
+{
+	return !reading || reading->stale == RLC_HW_STALE_KEEP;
+}
+
+/* Junk where a spill stands for */
+static bool junk(void)
+{
+	return reading && reading->stale == RLC_HW_STALE_JUNK;
+}
+
+/* Junk where a spill stands for, and a write pointer of 0 at the end */
+static bool junk_end0(void)
+{
+	return reading && reading->stale == RLC_HW_STALE_JUNK &&
+	       reading->end == RLC_HW_END_ZERO;
+}
+
+/*
+ * What the tests show the drain gets wrong, and under which writer and
+ * reading: such a test says "not ok ... # TODO known bug" and does not
+ * count as failed; if it passes there, it fails (drop it from the list),
+ * unless the bug shows only with some timing (@sometimes).
+ */
+static const struct {
+	const char *test;
+	bool (*applies)(void);
+	bool sometimes;
+	const char *why;
+} known_bugs[] = {
+	/*
+	 * spm_ahead() takes a read and a write pointer both at the ring's
+	 * size for a ring apart: once the RLC published the size for the
+	 * end of the ring, every drain returns the ring's size (the pace
+	 * drains at its shortest period) and amdgpu_spm_cursor_pending()
+	 * says a ring waits.
+	 */
+	{ "test_end_pointer_idle", end_at_size, false,
+	  "pointers both at the ring's size taken for a ring apart" },
+	/*
+	 * amdgpu_spm_drain_ring() returns on w == r before it looks at the
+	 * spill: a lap that ends at the read pointer through a spill as long
+	 * as its offset looks like an empty ring, and what it wrote is
+	 * neither delivered nor reported lost. Where the RLC writes the
+	 * lines a spill stands for, the sentinel sees the lap.
+	 */
+	{ "test_lap_by_spill_not_empty", stale_kept, false,
+	  "a lap through a spill that ends at the read pointer looks empty" },
+	/*
+	 * A lap seen at write pointer 0 starts over at 0 even when that
+	 * pointer is a lap old (the worker was held up after it read it:
+	 * the half-ring check of spm_resync() cannot see a whole lap) and
+	 * the RLC has spilled since; spm_spill_reaches() does not look at a
+	 * read pointer of 0, so the lines the spill stands for are delivered
+	 * as data. The threaded test shows it when the timing is right (in
+	 * the runs so far with a write pointer of 0 at the end, and once in
+	 * a run under "endsize,line,junk,stall-sample").
+	 */
+	{ "test_resync_stale_zero", junk_end0, false,
+	  "a resync at a stale write pointer 0 delivers what a spill stands for" },
+	{ "test_threaded_spill", junk, true,
+	  "a resync at a stale write pointer 0 delivers what a spill stands for" },
+};
+
+static int xfailed;
+
+static const char *known_bug(const char *test, bool *sometimes)
 {
 	unsigned int i;
 
-	if (argc > 1 && !strcmp(argv[1], "bench"))
-		return bench();
-	for (i = 0; i < ARRAY_SIZE(tests); i++) {
-		cur_test = tests[i].name;
-		if (tests[i].fn() == 0) {
-			printf("ok %u %s\n", i + 1, tests[i].name);
-			passed++;
-		} else {
-			printf("not ok %u %s\n", i + 1, tests[i].name);
-			failed++;
+	for (i = 0; i < ARRAY_SIZE(known_bugs); i++) {
+		if (!strcmp(test, known_bugs[i].test) && known_bugs[i].applies()) {
+			*sometimes = known_bugs[i].sometimes;
+			return known_bugs[i].why;
 		}
 	}
+	return NULL;
+}
+
+/* Run test @i under the writer of @reading */
+static void run_test(unsigned int i)
+{
+	const char *w = reading ? reading->name : "amdgpu_spm_rlc_ring.h";
+	bool ok, sometimes = false;
+	const char *bug;
+
+	cur_test = tests[i].name;
+	sticky = 0;
+	spm_shim_irqs_off = 0;
+	spm_shim_irq_hook = NULL;
+	ok = tests[i].fn() == 0 && !sticky && CHECK(!spm_shim_irqs_off);
+	bug = known_bug(tests[i].name, &sometimes);
+	if (bug && !ok) {
+		printf("not ok %u %s [%s] # TODO known bug: %s\n", i + 1,
+		       tests[i].name, w, bug);
+		xfailed++;
+	} else if (bug && sometimes) {
+		printf("ok %u %s [%s] # the known bug it can show did not show\n",
+		       i + 1, tests[i].name, w);
+		passed++;
+	} else if (bug) {
+		printf("not ok %u %s [%s] # passes: is it fixed? %s\n",
+		       i + 1, tests[i].name, w, "drop it from known_bugs");
+		failed++;
+	} else if (ok) {
+		printf("ok %u %s [%s]\n", i + 1, tests[i].name, w);
+		passed++;
+	} else {
+		printf("not ok %u %s [%s]\n", i + 1, tests[i].name, w);
+		failed++;
+	}
+	fflush(stdout);
+}
+
+/*
+ * Every test (or only @only) under each writer of @runs (NULL: the KUnit
+ * tests' one): a test under all of them before the next, so that with
+ * @stop a failure under any writer ends the run early.
+ */
+static int run_tests(const struct rlc_hw_reading **runs, unsigned int nruns,
+		     const char *only, bool stop)
+{
+	unsigned int i, k;
+	int ran = 0;
+
+	for (i = 0; i < ARRAY_SIZE(tests); i++) {
+		if (only && strcmp(only, tests[i].name))
+			continue;
+		ran++;
+		for (k = 0; k < nruns; k++) {
+			int before = failed;
+
+			reading = runs[k];
+			run_test(i);
+			if (stop && failed != before)
+				return -1;
+		}
+	}
+	if (!ran) {
+		fprintf(stderr, "no test %s\n", only);
+		failed++;
+		return -1;
+	}
+	return 0;
+}
+
+static const struct rlc_hw_reading *find_reading(const char *name)
+{
+	unsigned int i;
+	char *end;
+
+	i = strtoul(name, &end, 10);
+	if (!*end && i >= 1 && i <= ARRAY_SIZE(rlc_hw_readings))
+		return &rlc_hw_readings[i - 1];
+	for (i = 0; i < ARRAY_SIZE(rlc_hw_readings); i++)
+		if (!strcmp(name, rlc_hw_readings[i].name))
+			return &rlc_hw_readings[i];
+	for (i = 0; i < ARRAY_SIZE(rlc_hw_readings_extra); i++)
+		if (!strcmp(name, rlc_hw_readings_extra[i].name))
+			return &rlc_hw_readings_extra[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct rlc_hw_reading *runs[16], *writers[40];
+	const char *only = NULL;
+	unsigned int i, nruns = 0, nw = 0;
+	bool all = false, stop = false, extra = false;
+	int opt;
+
+	if (argc > 1 && !strcmp(argv[1], "bench"))
+		return bench();
+	while ((opt = getopt(argc, argv, "alr:t:x")) != -1) {
+		switch (opt) {
+		case 'a':
+			all = true;
+			break;
+		case 'l':
+			for (i = 0; i < ARRAY_SIZE(rlc_hw_readings); i++)
+				printf("%u %s\n", i + 1, rlc_hw_readings[i].name);
+			for (i = 0; i < ARRAY_SIZE(rlc_hw_readings_extra); i++)
+				printf("extra %s\n", rlc_hw_readings_extra[i].name);
+			return 0;
+		case 'r':
+			if (!strcmp(optarg, "extra")) {
+				extra = true;
+				break;
+			}
+			if (nruns < ARRAY_SIZE(runs))
+				runs[nruns] = find_reading(optarg);
+			if (nruns == ARRAY_SIZE(runs) || !runs[nruns]) {
+				fprintf(stderr, "no reading %s (-l lists them)\n", optarg);
+				return 2;
+			}
+			nruns++;
+			break;
+		case 't':
+			only = optarg;
+			break;
+		case 'x':
+			stop = true;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [bench] [-a] [-l] [-r reading]... %s\n",
+				argv[0], "[-t test] [-x]");
+			return 2;
+		}
+	}
+	/* The writers: the KUnit tests' one, then the readings asked for */
+	if ((!nruns && !extra) || all)
+		writers[nw++] = NULL;
+	for (i = 0; all && i < ARRAY_SIZE(rlc_hw_readings); i++)
+		writers[nw++] = &rlc_hw_readings[i];
+	for (i = 0; i < nruns; i++)
+		writers[nw++] = runs[i];
+	for (i = 0; extra && i < ARRAY_SIZE(rlc_hw_readings_extra); i++)
+		writers[nw++] = &rlc_hw_readings_extra[i];
+	run_tests(writers, nw, only, stop);
+	if (xfailed)
+		printf("# %d known bug(s) shown (not ok # TODO), not counted\n", xfailed);
 	printf("%d passed, %d failed\n", passed, failed);
+	fflush(stdout);
 	return failed ? 1 : 0;
 }

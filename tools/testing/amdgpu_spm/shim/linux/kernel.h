@@ -18,9 +18,23 @@
 #define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
 /* seq_cst: stores before it and loads after it (a sentinel, then a load) */
 #define mb()			__atomic_thread_fence(__ATOMIC_SEQ_CST)
-/* No interrupts to hold off in userspace */
-#define local_irq_save(flags)		((flags) = 0)
-#define local_irq_restore(flags)	((void)(flags))
+/*
+ * No interrupts to hold off in userspace. The tests count the holds (one
+ * not given back is what lockdep would report in the kernel), and may act
+ * as the RLC, which does not stop for them, when the drain takes one
+ * (spm_shim_irq_hook). The test program defines both.
+ */
+extern unsigned long spm_shim_irqs_off;
+extern void (*spm_shim_irq_hook)(void);
+static inline unsigned long spm_shim_irq_save(void)
+{
+	if (spm_shim_irq_hook)
+		spm_shim_irq_hook();
+	return spm_shim_irqs_off++;
+}
+
+#define local_irq_save(flags)		((flags) = spm_shim_irq_save())
+#define local_irq_restore(flags)	(spm_shim_irqs_off = (flags))
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define IS_ALIGNED(x, a)	(((x) & ((typeof(x))(a) - 1)) == 0)
