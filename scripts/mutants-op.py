@@ -1,0 +1,609 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Operator mutants of the series' own C files.
+
+Where scripts/mutants/ removes the lines that wire the series into upstream
+files, these mutants change the series' own code, one operator at a time:
+
+  negate-cond  the condition of an if, a while or a ?: is negated
+  boundary     < <= > >= becomes <= < >= >
+  shift        the right operand of < <= > >= is moved by one the other
+               way (a < b becomes a < b - 1, a <= b becomes a <= b + 1,
+               a > b becomes a > b + 1, a >= b becomes a >= b - 1: the
+               direction that "boundary" does not already give)
+  err-return   return -EXXX; becomes return 0;
+  delete-call  a statement that only calls an unlock, a put, a free, a
+               release, a register write (the SPM hooks stop / start /
+               set_ring / set_vmid / set_rdptr, WREG32*), or one of the
+               drain's stores into memory the RLC shares (spm_arm,
+               spm_guard_fill) is deleted
+  const        an integer constant n becomes n + 1 (1 becomes 0)
+
+Comments (kernel-doc included), strings, character constants and
+preprocessor lines are never touched; nor are module_param*(),
+MODULE_*(), EXPORT_SYMBOL*(), static_assert() and BUILD_BUG_ON*()
+statements, or array sizes in declarations.
+
+A mutant's ID is <file>:<line>:<operator>:<n>, n counting the mutants of
+that operator on that line from 1: stable while the file does not change.
+Sampling is random.Random(seed).sample() over the sorted list.
+
+Usage:
+  mutants-op.py list [--tree T] [--sample N] [--seed S] [--equivalent F]
+                     [FILE...]
+        one line per mutant: ID <TAB> the line <TAB> the line as it becomes
+        <TAB> "listed" if F lists it as equivalent (for that line)
+  mutants-op.py write --tree T --out PATH ID [FILE]
+        write the mutated file to PATH
+  mutants-op.py write-all --tree T --out DIR FILE
+        write every mutant of FILE to DIR/<ID with ":" as "_">.c
+  mutants-op.py patch --tree T ID [FILE]
+        a git diff of the mutant against the tree, on stdout
+  mutants-op.py suites ID
+        the KUnit filter globs that must catch a mutant of its file
+  mutants-op.py report [--equivalent F] [--goal P] [--glob G] RESULTS
+        the kill score per file of a run, from RESULTS (lines of ID <TAB>
+        verdict <TAB> original line <TAB> mutated line <TAB> detail, the
+        verdict one of killed, timeout, stillborn, survived), with PASS /
+        FAIL lines: FAIL on a survivor that F does not list, on a score
+        under P percent of the mutants neither stillborn nor equivalent,
+        and on an entry of F (whose ID matches G) that names a mutant of a
+        file in RESULTS that is killed, not generated, or does not mutate
+        the line it names
+FILEs are paths relative to the tree (default: the files below).
+
+The list of equivalent mutants (scripts/mutants-equivalent) has a line
+per mutant: ID | the line it mutates, as mutants-op.py list prints it |
+why no test can tell it from the original.
+"""
+
+import argparse
+import difflib
+import fnmatch
+import os
+import random
+import re
+import sys
+
+AMDGPU = 'drivers/gpu/drm/amd/amdgpu/'
+# The series' own kernel files, and the KUnit suites that exercise each
+# (kunit.py filter globs, most specific first; scripts/mutate.sh runs
+# them in turn and stops at the first that fails).
+FILES = {
+    AMDGPU + 'amdgpu_spm_drain.c': ['amdgpu_spm', 'amdgpu_spm_wiring'],
+    AMDGPU + 'amdgpu_spm.c': ['amdgpu_spm', 'amdgpu_spm_wiring',
+                              'amdgpu_spm_gfx_v9_*', 'amdgpu_profiler_ioctl'],
+    AMDGPU + 'amdgpu_spm_buf.c': ['amdgpu_spm', 'amdgpu_spm_wiring',
+                                  'amdgpu_profiler_ioctl'],
+    AMDGPU + 'amdgpu_profiler.c': ['amdgpu_profiler_ioctl', 'amdgpu_spm_wiring'],
+    AMDGPU + 'amdgpu_peer_reg.c': ['amdgpu_peer_reg', 'amdgpu_peer_rdma*',
+                                   'amdgpu_rdma_clients'],
+    AMDGPU + 'amdgpu_rdma.c': ['amdgpu_peer_rdma*', 'amdgpu_peer_vm',
+                               'amdgpu_rdma_clients', 'amdgpu_peer_reg'],
+}
+SEED = 20261202
+
+PUNCT = sorted('''>>= <<= ... -> ++ -- << >> <= >= == != && || += -= *= /= %=
+               &= |= ^= ## # ( ) [ ] { } ; , . ? : ~ ! + - * / % & | ^ = < >
+               '''.split(), key=len, reverse=True)
+ASSIGN = {'=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '<<=', '>>='}
+REL = {'<': ('<=', -1), '<=': ('<', +1), '>': ('>=', +1), '>=': ('>', -1)}
+# Tokens that end the right operand of a relational operator (those that
+# bind less tightly, and the ends of an expression)
+OPERAND_END = {';', ',', '?', ':', '&&', '||', '==', '!=', '&', '|', '^',
+               '<', '>', '<=', '>='} | ASSIGN
+# Tokens before which a ?: condition starts
+COND_START = {'(', '[', ',', ';', '{', '}', '?', ':', 'return'} | ASSIGN
+DELETE = re.compile(r'unlock|unhold|^put_|_put$|_put_|^[a-z]*put$|free|unpin|'
+                    r'unref|unreserve|unuse|release|destroy|fini|drop|unwatch|'
+                    r'_exit$|^up_(read|write)$|WREG32|wreg|writel|'
+                    r'^(stop|start|set_ring|set_vmid|set_rdptr)$|'
+                    r'^spm_(arm|guard_fill)$')
+# Names DELETE matches that release nothing: a store, a debug hook
+NOT_DELETE = re.compile(r'^smp_|^mutex_destroy$')
+SKIP_STMT = re.compile(r'^(module_param\w*|MODULE_\w+|EXPORT_SYMBOL\w*|'
+                       r'static_assert|BUILD_BUG_ON\w*)$')
+NUMBER = re.compile(r'(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$')
+
+
+class Tok:
+    __slots__ = ('kind', 'text', 'start', 'end', 'line')
+
+    def __init__(self, kind, text, start, end, line):
+        self.kind, self.text, self.start, self.end, self.line = \
+            kind, text, start, end, line
+
+    def __repr__(self):
+        return f'{self.kind}:{self.text}@{self.line}'
+
+
+def tokenize(src):
+    """C tokens of src, without comments and preprocessor lines."""
+    toks = []
+    i, n, line = 0, len(src), 1
+    bol = True          # only whitespace since the start of the line
+    while i < n:
+        c = src[i]
+        if c == '\n':
+            line += 1
+            bol = True
+            i += 1
+            continue
+        if c in ' \t\r\f\v':
+            i += 1
+            continue
+        if src.startswith('/*', i):
+            j = src.find('*/', i + 2)
+            j = n if j < 0 else j + 2
+            line += src.count('\n', i, j)
+            i = j
+            continue
+        if src.startswith('//', i):
+            j = src.find('\n', i)
+            i = n if j < 0 else j
+            continue
+        if c == '#' and bol:
+            # A preprocessor line, with its continuations
+            while i < n:
+                j = src.find('\n', i)
+                if j < 0:
+                    i = n
+                    break
+                k = j - 1
+                while k > i and src[k] in ' \t\r':
+                    k -= 1
+                # a comment that starts on the line may span lines
+                seg = src[i:j]
+                if '/*' in seg and '*/' not in seg[seg.rfind('/*'):]:
+                    e = src.find('*/', j)
+                    e = n if e < 0 else e + 2
+                    line += src.count('\n', j, e)
+                    i = e
+                    continue
+                if src[k] == '\\':
+                    line += 1
+                    i = j + 1
+                    continue
+                i = j
+                break
+            continue
+        bol = False
+        if c in '"\'':
+            j = i + 1
+            while j < n and src[j] != c:
+                j += 2 if src[j] == '\\' else 1
+            j += 1
+            toks.append(Tok('str', src[i:j], i, j, line))
+            i = j
+            continue
+        if c.isalpha() or c == '_':
+            j = i + 1
+            while j < n and (src[j].isalnum() or src[j] == '_'):
+                j += 1
+            toks.append(Tok('ident', src[i:j], i, j, line))
+            i = j
+            continue
+        if c.isdigit() or (c == '.' and i + 1 < n and src[i + 1].isdigit()):
+            j = i + 1
+            while j < n and (src[j].isalnum() or src[j] in '._' or
+                             (src[j] in '+-' and src[j - 1] in 'eEpP' and
+                              not src[i:j].lower().startswith('0x'))):
+                j += 1
+            toks.append(Tok('num', src[i:j], i, j, line))
+            i = j
+            continue
+        for p in PUNCT:
+            if src.startswith(p, i):
+                toks.append(Tok('punct', p, i, i + len(p), line))
+                i += len(p)
+                break
+        else:
+            toks.append(Tok('punct', c, i, i + 1, line))
+            i += 1
+    return toks
+
+
+def match_forward(toks, i):
+    """Index of the bracket closing toks[i], or None."""
+    pairs = {'(': ')', '[': ']', '{': '}'}
+    stack = [pairs[toks[i].text]]
+    for j in range(i + 1, len(toks)):
+        t = toks[j].text
+        if toks[j].kind != 'punct':
+            continue
+        if t in pairs:
+            stack.append(pairs[t])
+        elif t in ')]}':
+            if t != stack.pop():
+                return None
+            if not stack:
+                return j
+    return None
+
+
+def matching(toks):
+    """For each bracket its partner (both ways)."""
+    mate = {}
+    stack = []
+    for i, t in enumerate(toks):
+        if t.kind != 'punct':
+            continue
+        if t.text in '([{':
+            stack.append(i)
+        elif t.text in ')]}':
+            if stack:
+                j = stack.pop()
+                mate[i] = j
+                mate[j] = i
+    return mate
+
+
+def stmt_head(toks, mate, i):
+    """The first token of the statement or expression toks[i] is in:
+    scanning back to a ; { } at bracket depth 0."""
+    j = i - 1
+    while j >= 0:
+        t = toks[j]
+        if t.kind == 'punct':
+            if t.text in ')]' and j in mate:
+                j = mate[j] - 1
+                continue
+            if t.text in ';{}' or (t.text in '([' and True):
+                return j + 1
+        j -= 1
+    return 0
+
+
+def skipped_stmt(toks, mate, i):
+    """Whether toks[i] is inside a statement that is never mutated."""
+    h = stmt_head(toks, mate, i)
+    # Walk out of enclosing parentheses to the statement's first token
+    j = i
+    while True:
+        h = stmt_head(toks, mate, j)
+        if h > 0 and toks[h - 1].text in '([' and h - 1 in mate:
+            j = h - 1
+            continue
+        break
+    return toks[h].kind == 'ident' and SKIP_STMT.match(toks[h].text) is not None
+
+
+def declared_size(toks, mate, i):
+    """Whether the number toks[i] is an array size in a declaration."""
+    if i == 0 or i + 1 >= len(toks):
+        return False
+    if toks[i - 1].text != '[' or toks[i + 1].text != ']':
+        return False
+    if i < 3 or toks[i - 2].kind != 'ident':
+        return False
+    before = toks[i - 3]
+    return before.kind == 'ident' or before.text == '*' or \
+        (before.text == ']' and True)
+
+
+def bump(numtext):
+    """The constant n + 1 (1 -> 0), in the same base and with its suffix."""
+    m = NUMBER.match(numtext)
+    if not m:
+        return None
+    digits, suffix = m.groups()
+    if digits.lower().startswith('0x'):
+        v = int(digits, 16)
+        nv = 0 if v == 1 else v + 1
+        body = digits[2:]
+        s = format(nv, 'X' if body.isupper() and not body.isdigit() else 'x')
+        return digits[:2] + s.rjust(len(body), '0') + suffix
+    if len(digits) > 1 and digits.startswith('0'):
+        v = int(digits, 8)
+        nv = 0 if v == 1 else v + 1
+        return '0' + format(nv, 'o') + suffix
+    v = int(digits)
+    return str(0 if v == 1 else v + 1) + suffix
+
+
+def mutants_of(path, src):
+    """(line, op, start, end, replacement) for every mutant of src."""
+    toks = tokenize(src)
+    mate = matching(toks)
+    out = []
+
+    def text(a, b):
+        return src[toks[a].start:toks[b].end]
+
+    def add(line, op, s, e, rep):
+        out.append((line, op, s, e, rep))
+
+    for i, t in enumerate(toks):
+        if skipped_stmt(toks, mate, i) and t.kind != 'str':
+            continue
+        # negate-cond: if / while
+        if t.kind == 'ident' and t.text in ('if', 'while') and \
+                i + 1 < len(toks) and toks[i + 1].text == '(' and i + 1 in mate:
+            o, c = i + 1, mate[i + 1]
+            if c > o + 1:
+                add(t.line, 'negate-cond', toks[o + 1].start, toks[c - 1].end,
+                    '!(' + text(o + 1, c - 1) + ')')
+        # negate-cond: ?:
+        if t.text == '?' and t.kind == 'punct':
+            j = i - 1
+            while j >= 0:
+                u = toks[j]
+                if u.kind == 'punct' and u.text in ')]' and j in mate:
+                    j = mate[j] - 1
+                    continue
+                if u.text in COND_START and (u.kind == 'punct' or u.text == 'return'):
+                    break
+                j -= 1
+            if j + 1 < i:
+                add(toks[j + 1].line, 'negate-cond', toks[j + 1].start,
+                    toks[i - 1].end, '!(' + text(j + 1, i - 1) + ')')
+        # boundary and shift
+        if t.kind == 'punct' and t.text in REL:
+            swap, delta = REL[t.text]
+            add(t.line, 'boundary', t.start, t.end, swap)
+            j = i + 1
+            while j < len(toks):
+                u = toks[j]
+                if u.kind == 'punct':
+                    if u.text in '([' and j in mate:
+                        j = mate[j] + 1
+                        continue
+                    if u.text in ')]}' or u.text in OPERAND_END:
+                        break
+                j += 1
+            if j > i + 1:
+                opnd = text(i + 1, j - 1)
+                if j - 1 > i + 1:
+                    opnd = '(' + opnd + ')'
+                add(t.line, 'shift', toks[i + 1].start, toks[j - 1].end,
+                    opnd + (' + 1' if delta > 0 else ' - 1'))
+        # err-return
+        if t.kind == 'ident' and t.text == 'return' and i + 3 < len(toks) and \
+                toks[i + 1].text == '-' and re.match(r'^E[A-Z0-9]+$', toks[i + 2].text) \
+                and toks[i + 3].text == ';':
+            add(t.line, 'err-return', toks[i + 1].start, toks[i + 2].end, '0')
+        # delete-call: NAME(...); or a->b.NAME(...); as a statement
+        if t.kind == 'ident' and DELETE.search(t.text) and \
+                not NOT_DELETE.search(t.text) and i + 1 < len(toks) \
+                and toks[i + 1].text == '(' and i + 1 in mate:
+            c = mate[i + 1]
+            h = i
+            while h >= 2 and toks[h - 1].text in ('->', '.') and toks[h - 2].kind == 'ident':
+                h -= 2
+            prev = toks[h - 1] if h > 0 else None
+            ok_prev = prev is None or prev.text in (';', '{', '}', 'else') or \
+                (prev.text == ':' and h >= 2 and toks[h - 2].kind == 'ident') or \
+                (prev.text == ')' and h - 1 in mate and mate[h - 1] > 0 and
+                 toks[mate[h - 1] - 1].text in ('if', 'while', 'for'))
+            if ok_prev and c + 1 < len(toks) and toks[c + 1].text == ';':
+                add(toks[h].line, 'delete-call', toks[h].start, toks[c].end, '(void)0')
+        # const
+        if t.kind == 'num' and not declared_size(toks, mate, i):
+            nb = bump(t.text)
+            if nb is not None:
+                add(t.line, 'const', t.start, t.end, nb)
+    # IDs: file:line:op:n
+    base = os.path.basename(path)
+    out.sort(key=lambda m: (m[0], m[2], m[1]))
+    seen = {}
+    res = []
+    for line, op, s, e, rep in out:
+        k = (line, op)
+        seen[k] = seen.get(k, 0) + 1
+        res.append((f'{base}:{line}:{op}:{seen[k]}', line, s, e, rep))
+    return res
+
+
+def apply_mutant(src, m):
+    _, _, s, e, rep = m
+    return src[:s] + rep + src[e:]
+
+
+def mutated_line(src, m):
+    """The mutant's first changed line as it becomes, blanks squeezed."""
+    _, line, s, e, rep = m
+    new = apply_mutant(src, m)
+    return ' '.join(new.splitlines()[line - 1].split())
+
+
+def original_line(src, m):
+    """The line the mutant changes (its first), blanks squeezed."""
+    return ' '.join(src.splitlines()[m[1] - 1].split())
+
+
+def load(tree, files):
+    res = {}
+    for f in files:
+        p = os.path.join(tree, f)
+        with open(p) as fh:
+            src = fh.read()
+        res[f] = (src, mutants_of(f, src))
+    return res
+
+
+def all_ids(tree, files):
+    out = []
+    for f, (src, ms) in load(tree, files).items():
+        for m in ms:
+            out.append((f, src, m))
+    return out
+
+
+def find(tree, ident, files):
+    base = ident.split(':', 1)[0]
+    cand = [f for f in files if os.path.basename(f) == base]
+    if not cand:
+        sys.exit(f'mutants-op.py: {ident}: no file {base} among {" ".join(files)}')
+    f = cand[0]
+    with open(os.path.join(tree, f)) as fh:
+        src = fh.read()
+    for m in mutants_of(f, src):
+        if m[0] == ident:
+            return f, src, m
+    sys.exit(f'mutants-op.py: no mutant {ident} in {f}')
+
+
+def read_equivalent(path):
+    """{ID: (line, why)} of the list of equivalent mutants."""
+    out = {}
+    if not path or not os.path.exists(path):
+        return out
+    with open(path) as fh:
+        for n, l in enumerate(fh, 1):
+            l = l.rstrip('\n')
+            if not l.strip() or l.lstrip().startswith('#'):
+                continue
+            try:
+                ident, rest = l.split(' | ', 1)
+                line, why = rest.rsplit(' | ', 1)
+            except ValueError:
+                sys.exit(f'{path}:{n}: not "ID | line | why"')
+            out[ident.strip()] = (' '.join(line.split()), why.strip())
+    return out
+
+
+def report(results, equiv_path, goal, glob='*'):
+    """Print the kill score per file; return whether the run passes."""
+    equiv = read_equivalent(equiv_path)
+    per = {}
+    order = []
+    with open(results) as fh:
+        for l in fh:
+            f = l.rstrip('\n').split('\t')
+            if len(f) < 4:
+                continue
+            ident, verdict, orig, mutated = f[:4]
+            detail = f[4] if len(f) > 4 else ''
+            base = ident.split(':', 1)[0]
+            if base not in per:
+                per[base] = []
+                order.append(base)
+            per[base].append((ident, verdict, ' '.join(orig.split()),
+                              ' '.join(mutated.split()), detail))
+    ok = True
+    seen = {}
+    for base in order:
+        n = len(per[base])
+        killed = sum(v in ('killed', 'timeout') for _, v, _, _, _ in per[base])
+        tmo = sum(v == 'timeout' for _, v, _, _, _ in per[base])
+        still = sum(v == 'stillborn' for _, v, _, _, _ in per[base])
+        eq, surv = [], []
+        for ident, v, orig, mutated, detail in per[base]:
+            seen[ident] = (v, orig)
+            if v not in ('survived', 'listed'):
+                continue
+            if ident in equiv and equiv[ident][0] == orig:
+                eq.append((ident, mutated, equiv[ident][1]))
+            else:
+                surv.append((ident, orig, mutated))
+        notrun = sum(v == 'listed' for _, v, _, _, _ in per[base])
+        print(f'mutants {base}: {n} generated, {killed} killed ({tmo} by timeout), '
+              f'{still} stillborn, {len(eq)} equivalent (listed'
+              f'{f", {notrun} of them not run" if notrun else ""}), {len(surv)} survived')
+        for ident, mutated, why in eq:
+            print(f'  equivalent {ident}: {mutated}  -- {why}')
+        for ident, orig, mutated in surv:
+            print(f'  SURVIVED {ident}: {orig}  =>  {mutated}')
+        live = n - still - len(eq)
+        pct = killed * 100 // live if live else 100
+        if surv or pct < goal:
+            ok = False
+            print(f'FAIL mutants of {base}: {killed} of {live} killed ({pct}%, goal {goal}%), '
+                  f'{len(surv)} survivor(s) neither killed nor listed in scripts/mutants-equivalent')
+        else:
+            print(f'PASS mutants of {base}: {killed} of {live} killed ({pct}%, goal {goal}%), '
+                  'every survivor listed as equivalent')
+    stale = []
+    for ident, (line, why) in sorted(equiv.items()):
+        base = ident.split(':', 1)[0]
+        if base not in per or not fnmatch.fnmatchcase(ident, glob):
+            continue
+        if ident not in seen:
+            stale.append(f'{ident} names no mutant of this run (the file changed?)')
+        elif seen[ident][1] != line:
+            stale.append(f'{ident} no longer mutates "{line}" but "{seen[ident][1]}"')
+        elif seen[ident][0] in ('killed', 'timeout'):
+            stale.append(f'{ident} is killed: it is not equivalent')
+    for s in stale:
+        print(f'mutants-equivalent: {s}')
+    if stale:
+        ok = False
+        print(f'FAIL scripts/mutants-equivalent: {len(stale)} stale entries for the files of this run')
+    elif per:
+        print('PASS scripts/mutants-equivalent: its entries for the files of this run hold')
+    return ok
+
+
+def sample(items, n, seed):
+    items = sorted(items, key=lambda x: (x[0], x[2][1], x[2][0]))
+    if n is None or n >= len(items):
+        return items
+    pick = random.Random(seed).sample(range(len(items)), n)
+    return [items[i] for i in sorted(pick)]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('cmd', choices=['list', 'write', 'write-all', 'patch', 'suites',
+                                    'report'])
+    ap.add_argument('args', nargs='*')
+    ap.add_argument('--tree', default='.')
+    ap.add_argument('--out')
+    ap.add_argument('--sample', type=int)
+    ap.add_argument('--seed', type=int, default=SEED)
+    ap.add_argument('--equivalent')
+    ap.add_argument('--goal', type=int, default=90)
+    ap.add_argument('--glob', default='*')
+    a = ap.parse_intermixed_args()
+    files = list(FILES)
+    if a.cmd == 'list':
+        if a.args:
+            files = a.args
+        equiv = read_equivalent(a.equivalent)
+        for f, src, m in sample(all_ids(a.tree, files), a.sample, a.seed):
+            orig = original_line(src, m)
+            listed = 'listed' if equiv.get(m[0], ('',))[0] == orig else ''
+            print(f'{m[0]}\t{orig}\t{mutated_line(src, m)}\t{listed}')
+        return 0
+    if a.cmd == 'write-all':
+        if len(a.args) != 1 or not a.out:
+            ap.error('write-all takes --out DIR and one FILE')
+        src, ms = load(a.tree, a.args)[a.args[0]]
+        os.makedirs(a.out, exist_ok=True)
+        for m in ms:
+            with open(os.path.join(a.out, m[0].replace(':', '_') + '.c'), 'w') as fh:
+                fh.write(apply_mutant(src, m))
+        return 0
+    if a.cmd == 'report':
+        if len(a.args) != 1:
+            ap.error('report takes a results file')
+        return 0 if report(a.args[0], a.equivalent, a.goal, a.glob) else 1
+    if not a.args:
+        ap.error(f'{a.cmd} takes a mutant ID')
+    ident = a.args[0]
+    if a.args[1:]:
+        files = a.args[1:]
+    if a.cmd == 'suites':
+        base = ident.split(':', 1)[0]
+        for f, g in FILES.items():
+            if os.path.basename(f) == base:
+                print(' '.join(g))
+                return 0
+        sys.exit(f'mutants-op.py: no suites for {base}')
+    f, src, m = find(a.tree, ident, files)
+    new = apply_mutant(src, m)
+    if a.cmd == 'write':
+        if not a.out:
+            ap.error('write needs --out')
+        with open(a.out, 'w') as fh:
+            fh.write(new)
+        return 0
+    sys.stdout.write(f'Mutant {ident}: {mutated_line(src, m)}\n\n')
+    sys.stdout.write(f'diff --git a/{f} b/{f}\n')
+    sys.stdout.writelines(difflib.unified_diff(
+        src.splitlines(True), new.splitlines(True), f'a/{f}', f'b/{f}', n=3))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
