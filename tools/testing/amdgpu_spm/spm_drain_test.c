@@ -48,9 +48,8 @@
 #define GUARD	SZ_8K
 
 /*
- * The drain core allocates nothing; a test that fails (a known bug's
- * among them) returns without freeing its rings and buffers. Leaks are
- * not what these tests look for.
+ * The drain core allocates nothing; a test that fails returns without
+ * freeing its rings and buffers. Leaks are not what these tests look for.
  */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void)
@@ -1519,9 +1518,17 @@ static int test_lap_by_spill_not_empty(void)
 	if (!CHECK(READ_ONCE(*(u32 *)x.ring) == r))
 		return -1;
 	drain(&x, &b);
-	/* A whole ring: [r, size), then the spill that stands for [0, r) */
-	if (!CHECK(x.sh.loss || x.sh.copied == SZ_64K))
+	/*
+	 * A whole ring: [r, size), then the spill that stands for [0, r),
+	 * delivered where the RLC left the sentinel's line as it was; where
+	 * it writes that line, the sentinel shows a lap.
+	 */
+	if (!reading || reading->stale == RLC_HW_STALE_KEEP) {
+		if (!CHECK(!x.sh.loss && x.sh.copied == SZ_64K))
+			return -1;
+	} else if (!CHECK(x.sh.loss && x.c.laps == 1)) {
 		return -1;
+	}
 	if (check_share(&x, &b, 8))
 		return -1;
 	tbuf_free(&b);
@@ -2052,112 +2059,18 @@ static bool end_at_size(void)
 	return reading && reading->end == RLC_HW_END_SIZE;
 }
 
-/* The lines a spill stands for are left as they were (both writers can) */
-static bool stale_kept(void)
-{
-	return !reading || reading->stale == RLC_HW_STALE_KEEP;
-}
-
-/* Junk where a spill stands for */
-static bool junk(void)
-{
-	return reading && reading->stale == RLC_HW_STALE_JUNK;
-}
-
-/* Junk where a spill stands for, and a write pointer of 0 at the end */
-static bool junk_end0(void)
-{
-	return reading && reading->stale == RLC_HW_STALE_JUNK &&
-	       reading->end == RLC_HW_END_ZERO;
-}
-
-/*
- * What the tests show the drain gets wrong, and under which writer and
- * reading: such a test says "not ok ... # TODO known bug" and does not
- * count as failed; if it passes there, it fails (drop it from the list),
- * unless the bug shows only with some timing (@sometimes).
- */
-static const struct {
-	const char *test;
-	bool (*applies)(void);
-	bool sometimes;
-	const char *why;
-} known_bugs[] = {
-	/*
-	 * spm_ahead() takes a read and a write pointer both at the ring's
-	 * size for a ring apart: once the RLC published the size for the
-	 * end of the ring, every drain returns the ring's size (the pace
-	 * drains at its shortest period) and amdgpu_spm_cursor_pending()
-	 * says a ring waits.
-	 */
-	{ "test_end_pointer_idle", end_at_size, false,
-	  "pointers both at the ring's size taken for a ring apart" },
-	/*
-	 * amdgpu_spm_drain_ring() returns on w == r before it looks at the
-	 * spill: a lap that ends at the read pointer through a spill as long
-	 * as its offset looks like an empty ring, and what it wrote is
-	 * neither delivered nor reported lost. Where the RLC writes the
-	 * lines a spill stands for, the sentinel sees the lap.
-	 */
-	{ "test_lap_by_spill_not_empty", stale_kept, false,
-	  "a lap through a spill that ends at the read pointer looks empty" },
-	/*
-	 * A lap seen at write pointer 0 starts over at 0 even when that
-	 * pointer is a lap old (the worker was held up after it read it:
-	 * the half-ring check of spm_resync() cannot see a whole lap) and
-	 * the RLC has spilled since; spm_spill_reaches() does not look at a
-	 * read pointer of 0, so the lines the spill stands for are delivered
-	 * as data. The threaded test shows it when the timing is right (in
-	 * the runs so far with a write pointer of 0 at the end, and once in
-	 * a run under "endsize,line,junk,stall-sample").
-	 */
-	{ "test_resync_stale_zero", junk_end0, false,
-	  "a resync at a stale write pointer 0 delivers what a spill stands for" },
-	{ "test_threaded_spill", junk, true,
-	  "a resync at a stale write pointer 0 delivers what a spill stands for" },
-};
-
-static int xfailed;
-
-static const char *known_bug(const char *test, bool *sometimes)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(known_bugs); i++) {
-		if (!strcmp(test, known_bugs[i].test) && known_bugs[i].applies()) {
-			*sometimes = known_bugs[i].sometimes;
-			return known_bugs[i].why;
-		}
-	}
-	return NULL;
-}
-
 /* Run test @i under the writer of @reading */
 static void run_test(unsigned int i)
 {
 	const char *w = reading ? reading->name : "amdgpu_spm_rlc_ring.h";
-	bool ok, sometimes = false;
-	const char *bug;
+	bool ok;
 
 	cur_test = tests[i].name;
 	sticky = 0;
 	spm_shim_irqs_off = 0;
 	spm_shim_irq_hook = NULL;
 	ok = tests[i].fn() == 0 && !sticky && CHECK(!spm_shim_irqs_off);
-	bug = known_bug(tests[i].name, &sometimes);
-	if (bug && !ok) {
-		printf("not ok %u %s [%s] # TODO known bug: %s\n", i + 1,
-		       tests[i].name, w, bug);
-		xfailed++;
-	} else if (bug && sometimes) {
-		printf("ok %u %s [%s] # the known bug it can show did not show\n",
-		       i + 1, tests[i].name, w);
-		passed++;
-	} else if (bug) {
-		printf("not ok %u %s [%s] # passes: is it fixed? %s\n",
-		       i + 1, tests[i].name, w, "drop it from known_bugs");
-		failed++;
-	} else if (ok) {
+	if (ok) {
 		printf("ok %u %s [%s]\n", i + 1, tests[i].name, w);
 		passed++;
 	} else {
@@ -2272,8 +2185,6 @@ int main(int argc, char **argv)
 	for (i = 0; extra && i < ARRAY_SIZE(rlc_hw_readings_extra); i++)
 		writers[nw++] = &rlc_hw_readings_extra[i];
 	run_tests(writers, nw, only, stop);
-	if (xfailed)
-		printf("# %d known bug(s) shown (not ok # TODO), not counted\n", xfailed);
 	printf("%d passed, %d failed\n", passed, failed);
 	fflush(stdout);
 	return failed ? 1 : 0;

@@ -149,12 +149,17 @@ static bool spm_sentinel_gone(struct amdgpu_spm_cursor *c)
 /*
  * Bytes from read pointer @from to write pointer @to. A read pointer in the
  * spill (at or past the end of the data) stands for the same offset at the
- * start of the ring, where the RLC went on after the spill.
+ * start of the ring, where the RLC went on after the spill; so does a
+ * write pointer at the ring's size then (an RLC that publishes the size
+ * for the end of the ring): both are at the start, nothing is between.
  */
 static u32 spm_ahead(const struct amdgpu_spm_cursor *c, u32 from, u32 to)
 {
-	if (from >= c->size)
+	if (from >= c->size) {
 		from -= c->size;
+		if (to == c->size)
+			to = 0;
+	}
 	return to >= from ? to - from : c->size - from + to;
 }
 
@@ -196,11 +201,21 @@ static void spm_go_blind(struct amdgpu_spm_cursor *c)
 
 /*
  * Whether a spill reaches @r, so that the RLC resumed (or will resume) at
- * or past it, skipping the sentinel at the line before it.
+ * or past it, skipping the sentinel at the line before it. At @r 0 the
+ * sentinel is the ring's last line, which the RLC writes before it spills,
+ * so any spill is a lap; but it is one only if the guard was armed since
+ * the drain came to 0. After a resync (@c tainted) it was not: a resync
+ * at a write pointer 0 that was a lap old may have put its sentinel over
+ * the last line after the RLC wrote it, and the lines that the spill
+ * stands for at the start of the ring are not data.
  */
 static bool spm_spill_reaches(struct amdgpu_spm_cursor *c, u32 r)
 {
-	return c->guard && r && spm_spill(c) >= r;
+	if (!c->guard)
+		return false;
+	if (!r)
+		return c->tainted && spm_spill(c);
+	return spm_spill(c) >= r;
 }
 
 /**
@@ -441,8 +456,19 @@ u32 amdgpu_spm_drain_ring(struct amdgpu_spm_cursor *c,
 	}
 	written = spm_ahead(c, c->wptr, w);
 	c->wptr = w;
-	if (w == r)
-		return written;
+	if (w == r) {
+		/*
+		 * Nothing new, unless the RLC went round through a spill that
+		 * ends at @r: the lines it stands for hold the sentinel, which
+		 * the RLC then does not write. That is a whole ring of data:
+		 * the wrap below takes it. (At 0 or in a spill the sentinel is
+		 * the last line of the ring, which such a lap writes.)
+		 */
+		if (!r || r >= c->size || !spm_spill_reaches(c, r))
+			return written;
+		if (!written)
+			written = c->size;
+	}
 
 	copied = sh->copied;
 	p.discard = c->blind_until != 0;
@@ -493,7 +519,7 @@ u32 amdgpu_spm_drain_ring(struct amdgpu_spm_cursor *c,
 		pos = k + spm_take(&p, data + k, w - k);
 	}
 stop:
-	if (pos == r) {
+	if (c->consumed == before) {
 		/* Nothing taken: no room, no buffer, or its write failed */
 		if (dst)
 			sh->full = true;
