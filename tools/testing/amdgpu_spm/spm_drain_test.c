@@ -1519,16 +1519,13 @@ static int test_lap_by_spill_not_empty(void)
 		return -1;
 	drain(&x, &b);
 	/*
-	 * A whole ring: [r, size), then the spill that stands for [0, r),
-	 * delivered where the RLC left the sentinel's line as it was; where
-	 * it writes that line, the sentinel shows a lap.
+	 * A whole ring: [r, size), then the spill that stands for [0, r).
+	 * The RLC is a ring ahead and may already be writing over r: a lap,
+	 * seen by the spill where the RLC left the sentinel's line as it
+	 * was, by the sentinel where it writes that line.
 	 */
-	if (!reading || reading->stale == RLC_HW_STALE_KEEP) {
-		if (!CHECK(!x.sh.loss && x.sh.copied == SZ_64K))
-			return -1;
-	} else if (!CHECK(x.sh.loss && x.c.laps == 1)) {
+	if (!CHECK(x.sh.loss && x.c.laps == 1 && x.sh.copied == 0))
 		return -1;
-	}
 	if (check_share(&x, &b, 8))
 		return -1;
 	tbuf_free(&b);

@@ -202,12 +202,14 @@ static void spm_go_blind(struct amdgpu_spm_cursor *c)
 /*
  * Whether a spill reaches @r, so that the RLC resumed (or will resume) at
  * or past it, skipping the sentinel at the line before it. At @r 0 the
- * sentinel is the ring's last line, which the RLC writes before it spills,
- * so any spill is a lap; but it is one only if the guard was armed since
- * the drain came to 0. After a resync (@c tainted) it was not: a resync
- * at a write pointer 0 that was a lap old may have put its sentinel over
- * the last line after the RLC wrote it, and the lines that the spill
- * stands for at the start of the ring are not data.
+ * sentinel is the ring's last line, which the RLC writes before it
+ * spills: while the guard is trusted, that sentinel already catches a
+ * lap. After a resync (@c tainted) the guard was not re-armed, and a
+ * resync at a write pointer 0 that was a lap old may have put its
+ * sentinel over the last line after the RLC wrote it: any spill is then
+ * taken for a lap, as the lines it stands for at the start of the ring
+ * are not data. That also drops the data up to the next wrap after a
+ * resync at 0 whose guard still holds the lapped wrap's own spill.
  */
 static bool spm_spill_reaches(struct amdgpu_spm_cursor *c, u32 r)
 {
@@ -460,16 +462,16 @@ u32 amdgpu_spm_drain_ring(struct amdgpu_spm_cursor *c,
 		/*
 		 * Nothing new, unless the RLC went round through a spill that
 		 * ends at @r: the lines it stands for hold the sentinel, which
-		 * the RLC then does not write. That is a whole ring of data:
-		 * the wrap below takes it. (At 0 or in a spill the sentinel is
-		 * the last line of the ring, which such a lap writes.)
+		 * the RLC then does not write. It is a ring ahead, and its
+		 * next line may already be over @r: a lap, as at the sentinel.
+		 * (At 0 or in a spill the sentinel is the last line of the
+		 * ring, which such a lap writes.)
 		 */
 		if (!r || r >= c->size || !spm_spill_reaches(c, r))
 			return written;
-		if (!written)
-			written = c->size;
+		spm_drop_wrap(c, sh, w);
+		return c->size;
 	}
-
 	copied = sh->copied;
 	p.discard = c->blind_until != 0;
 	p.room = dst ? sh->cap - sh->copied : 0;
@@ -519,7 +521,7 @@ u32 amdgpu_spm_drain_ring(struct amdgpu_spm_cursor *c,
 		pos = k + spm_take(&p, data + k, w - k);
 	}
 stop:
-	if (c->consumed == before) {
+	if (pos == r) {
 		/* Nothing taken: no room, no buffer, or its write failed */
 		if (dst)
 			sh->full = true;
