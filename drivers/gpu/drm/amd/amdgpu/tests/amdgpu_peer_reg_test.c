@@ -54,13 +54,6 @@ struct peer_test_ctx {
 	struct peer_test_bo bo[PEER_TEST_NR_BOS];
 	/* error the next fake pin returns, then 0 */
 	int pin_error;
-	/*
-	 * the next fake pin takes the rest of the quota, as another
-	 * process's registrations on the same GPU may while this one pins
-	 */
-	bool pin_takes_quota;
-	/* unpins run while this thread held the fake VM's locks */
-	atomic_t unpins_locked;
 	/* direction of the last pin */
 	enum dma_data_direction last_dir;
 };
@@ -101,10 +94,6 @@ static int peer_test_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 		ctx->pin_error = 0;
 		return r;
 	}
-	if (ctx->pin_takes_quota) {
-		ctx->pin_takes_quota = false;
-		ctx->gpu.charged = ctx->gpu.limit;
-	}
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
 	if (!sgt)
 		return -ENOMEM;
@@ -128,20 +117,9 @@ static void peer_test_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
 			    struct device *dma_dev, enum dma_data_direction dir,
 			    struct sg_table *sgt)
 {
-	struct peer_test_ctx *ctx = container_of(mgr, struct peer_test_ctx,
-						 mgr);
 	struct peer_test_bo *bo = obj;
 
 	might_sleep();
-	/*
-	 * amdgpu's unpin reserves the BO, which the getting thread holds
-	 * locked with the VM root around amdgpu_peer_register(): an unpin
-	 * under those locks would deadlock there.
-	 */
-	if (IS_ENABLED(CONFIG_LOCKDEP) &&
-	    (lockdep_is_held(&ctx->proc_lock) == LOCK_STATE_HELD ||
-	     lockdep_is_held(&ctx->root.base) == LOCK_STATE_HELD))
-		atomic_inc(&ctx->unpins_locked);
 	atomic_dec(&bo->pinned);
 	sg_free_table(sgt);
 	kfree(sgt);
@@ -225,23 +203,6 @@ static void peer_test_exit(struct kunit *test)
 			atomic_read(&ctx->mgr.stats.unpins));
 	for (i = 0; i < PEER_TEST_NR_BOS; i++)
 		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[i].pinned), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->unpins_locked), 0);
-}
-
-/*
- * amdgpu_peer_register() under the locks, where the test expects it to
- * give up no pin (it succeeds, or fails before pinning).
- */
-static int peer_test_register(struct peer_test_ctx *ctx,
-			      const struct amdgpu_peer_reg_args *args,
-			      struct amd_p2p_info **info)
-{
-	LIST_HEAD(undo);
-	int r;
-
-	r = amdgpu_peer_register(ctx->owner, args, info, &undo);
-	KUNIT_EXPECT_TRUE(ctx->test, list_empty(&undo));
-	return r;
 }
 
 static void peer_test_lock(struct peer_test_ctx *ctx)
@@ -316,16 +277,14 @@ static int peer_test_get_cb(struct peer_test_ctx *ctx, unsigned int i,
 		.client_priv = priv,
 		.may_pin = true,
 	};
-	LIST_HEAD(undo);
 	int r;
 
 	peer_test_lock(ctx);
 	if (ctx->mapped[i])
-		r = amdgpu_peer_register(ctx->owner, &args, info, &undo);
+		r = amdgpu_peer_register(ctx->owner, &args, info);
 	else
 		r = -EFAULT;
 	peer_test_unlock(ctx);
-	amdgpu_peer_register_undo(&ctx->mgr, &undo);
 	return r;
 }
 
@@ -596,7 +555,6 @@ static void peer_pin_quota(struct kunit *test)
 {
 	struct peer_test_ctx *ctx = test->priv;
 	struct amd_p2p_info *a, *b, *c, *poison = ERR_PTR(-EBADF);
-	int pins;
 
 	ctx->gpu.limit = PEER_TEST_BO_SIZE / 2;
 	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 0, 0,
@@ -606,15 +564,13 @@ static void peer_pin_quota(struct kunit *test)
 						PEER_TEST_BO_SIZE / 4,
 						ctx->dev[0], NULL, &b), 0);
 	KUNIT_EXPECT_EQ(test, ctx->gpu.charged, PEER_TEST_BO_SIZE / 2);
-	/* Over quota, on a fresh object: it is not even pinned. */
+	/* Over quota, on a fresh object: its new pin is undone. */
 	c = poison;
-	pins = atomic_read(&ctx->mgr.stats.pins);
 	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 2, 0, PAGE_SIZE,
 						ctx->dev[0], NULL, &c),
 			-ENOSPC);
 	KUNIT_EXPECT_PTR_EQ(test, c, poison);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[2].pinned), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins), pins);
 	/* ... and on a shared pin. */
 	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 0, PAGE_SIZE, PAGE_SIZE,
 						ctx->dev[0], NULL, &c),
@@ -631,61 +587,6 @@ static void peer_pin_quota(struct kunit *test)
 	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins),
 			atomic_read(&ctx->mgr.stats.unpins));
-}
-
-/*
- * The quota runs out while a first registration pins (another process's
- * registrations on the GPU took it): the registration fails with -ENOSPC
- * and the pin it made is not undone under the caller's locks (amdgpu's
- * unpin reserves the BO the caller holds): it is left on the undo list,
- * the device still busy with it, and amdgpu_peer_register_undo() unpins
- * it once the caller has dropped them.
- */
-static void peer_pin_quota_race_undo_unlocked(struct kunit *test)
-{
-	struct peer_test_ctx *ctx = test->priv;
-	struct amd_p2p_info *info, *poison = ERR_PTR(-EBADF);
-	struct amdgpu_peer_reg_args args = {
-		.first = peer_test_first(1),
-		.last = peer_test_last(ctx, 1),
-		.dev = &ctx->gpu,
-		.obj = &ctx->bo[1],
-		.obj_size = ctx->bo[1].size,
-		.va = peer_test_first(1) << PAGE_SHIFT,
-		.length = PAGE_SIZE,
-		.pid = task_pid(current),
-		.dma_dev = ctx->dev[0],
-		.dir = DMA_BIDIRECTIONAL,
-		.may_pin = true,
-	};
-	LIST_HEAD(undo);
-
-	ctx->gpu.limit = PEER_TEST_BO_SIZE;
-	ctx->pin_takes_quota = true;
-	info = poison;
-	peer_test_lock(ctx);
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_register(ctx->owner, &args, &info,
-						   &undo), -ENOSPC);
-	/* Pinned, not unpinned yet: that waits for the caller's unlock */
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[1].pinned), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unpins), 0);
-	KUNIT_EXPECT_EQ(test, list_count_nodes(&undo), 1);
-	KUNIT_EXPECT_EQ(test, ctx->gpu.busy, 1U);
-	peer_test_unlock(ctx);
-	KUNIT_EXPECT_PTR_EQ(test, info, poison);
-	amdgpu_peer_register_undo(&ctx->mgr, &undo);
-	KUNIT_EXPECT_TRUE(test, list_empty(&undo));
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[1].pinned), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unpins), 1);
-	KUNIT_EXPECT_EQ(test, ctx->gpu.busy, 0U);
-	/* Nothing was charged: what the other process took is all there is */
-	KUNIT_EXPECT_EQ(test, ctx->gpu.charged, ctx->gpu.limit);
-	ctx->gpu.charged = 0;
-	/* A new registration pins afresh */
-	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 1, 0, PAGE_SIZE,
-						ctx->dev[0], NULL, &info), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[1].pinned), 1);
-	KUNIT_EXPECT_EQ(test, peer_test_put(&info), 0);
 }
 
 static void peer_get_errors_leave_info(struct kunit *test)
@@ -732,8 +633,8 @@ static void peer_get_errors_leave_info(struct kunit *test)
 		};
 
 		peer_test_lock(ctx);
-		KUNIT_EXPECT_EQ(test, peer_test_register(ctx, &args,
-							 &info), -EAGAIN);
+		KUNIT_EXPECT_EQ(test, amdgpu_peer_register(ctx->owner, &args,
+							   &info), -EAGAIN);
 		peer_test_unlock(ctx);
 		KUNIT_EXPECT_PTR_EQ(test, info, poison);
 		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[1].pinned), 0);
@@ -1059,7 +960,8 @@ static struct peer_test_slow *peer_test_slow_start(struct kunit *test)
 	args.client_priv = s;
 
 	peer_test_lock(ctx);
-	KUNIT_ASSERT_EQ(test, peer_test_register(ctx, &args, &s->c.info), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args,
+						   &s->c.info), 0);
 	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(ctx->owner, 0, U64_MAX),
 			1U);
 	peer_test_unlock(ctx);
@@ -1355,7 +1257,8 @@ static void peer_bench_invalidate_k_of_n(struct kunit *test)
 
 		args.first = m * 16;
 		args.last = m * 16 + 15;
-		KUNIT_ASSERT_EQ(test, peer_test_register(ctx, &args, &info), 0);
+		KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args,
+							   &info), 0);
 	}
 	peer_test_unlock(ctx);
 
@@ -1552,10 +1455,12 @@ static void peer_pin_per_direction(struct kunit *test)
 	struct amd_p2p_info *ro, *rw;
 
 	peer_test_lock(ctx);
-	KUNIT_ASSERT_EQ(test, peer_test_register(ctx, &args, &ro), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args, &ro),
+			0);
 	KUNIT_EXPECT_EQ(test, ctx->last_dir, DMA_TO_DEVICE);
 	args.dir = DMA_BIDIRECTIONAL;
-	KUNIT_ASSERT_EQ(test, peer_test_register(ctx, &args, &rw), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args, &rw),
+			0);
 	KUNIT_EXPECT_EQ(test, ctx->last_dir, DMA_BIDIRECTIONAL);
 	peer_test_unlock(ctx);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins), 2);
@@ -1618,7 +1523,8 @@ static void peer_synchronize_waits_for_callbacks(struct kunit *test)
 	args.client_priv = s;
 
 	peer_test_lock(ctx);
-	KUNIT_ASSERT_EQ(test, peer_test_register(ctx, &args, &s->c.info), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args,
+						   &s->c.info), 0);
 	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(ctx->owner, 0, U64_MAX),
 			1U);
 	peer_test_unlock(ctx);
@@ -1742,7 +1648,8 @@ static void peer_view(struct kunit *test)
 		args.obj_size += c->len[i];
 	peer_view_current = c;
 	ctx->mgr.ops = &peer_view_ops;
-	KUNIT_ASSERT_EQ(test, peer_test_register(ctx, &args, &info), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args, &info),
+			0);
 	KUNIT_EXPECT_EQ(test, info->pages->nents, c->nents);
 	for_each_sgtable_dma_sg(info->pages, sg, i) {
 		if (i >= c->nents)
@@ -1754,7 +1661,8 @@ static void peer_view(struct kunit *test)
 	/* A range ending past the object is refused. */
 	args.offset = args.obj_size - 1;
 	args.length = 2;
-	KUNIT_EXPECT_EQ(test, peer_test_register(ctx, &args, &info), -EFAULT);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_register(ctx->owner, &args, &info),
+			-EFAULT);
 	peer_test_owner_fini(ctx);
 	amdgpu_peer_dev_revoke(&ctx->gpu);
 	amdgpu_peer_mgr_synchronize(&ctx->mgr);
@@ -1819,7 +1727,6 @@ static struct kunit_case peer_reg_cases[] = {
 	KUNIT_CASE(peer_shared_pin),
 	KUNIT_CASE(peer_shared_pin_dies_after_all_callbacks),
 	KUNIT_CASE(peer_pin_quota),
-	KUNIT_CASE(peer_pin_quota_race_undo_unlocked),
 	KUNIT_CASE(peer_get_errors_leave_info),
 	KUNIT_CASE(peer_client_lock_no_deadlock),
 	KUNIT_CASE_PARAM(peer_put_from_irq, peer_irq_gen_params),
