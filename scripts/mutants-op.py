@@ -12,7 +12,7 @@ files, these mutants change the series' own code, one operator at a time:
                a > b becomes a > b + 1, a >= b becomes a >= b - 1: the
                direction that "boundary" does not already give)
   err-return   return -EXXX; becomes return 0;
-  delete-call  a statement that only calls an unlock, a put, a free, a
+  delete-call  a statement that only calls an unlock, a put, a free, an undo, a
                release, a register write (the SPM hooks stop / start /
                set_ring / set_vmid / set_rdptr, WREG32*), or one of the
                drain's stores into memory the RLC shares (spm_arm,
@@ -95,7 +95,7 @@ OPERAND_END = {';', ',', '?', ':', '&&', '||', '==', '!=', '&', '|', '^',
 # Tokens before which a ?: condition starts
 COND_START = {'(', '[', ',', ';', '{', '}', '?', ':', 'return'} | ASSIGN
 DELETE = re.compile(r'unlock|unhold|^put_|_put$|_put_|^[a-z]*put$|free|unpin|'
-                    r'unref|unreserve|unuse|release|destroy|fini|drop|unwatch|'
+                    r'unref|unreserve|unuse|release|destroy|fini|drop|unwatch|undo|'
                     r'_exit$|^up_(read|write)$|WREG32|wreg|writel|'
                     r'^(stop|start|set_ring|set_vmid|set_rdptr)$|'
                     r'^spm_(arm|guard_fill)$')

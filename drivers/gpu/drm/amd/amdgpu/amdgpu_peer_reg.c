@@ -98,11 +98,14 @@ struct amdgpu_peer_seg {
 /*
  * A pin and DMA mapping of one object for one DMA device and direction,
  * shared by all registrations of that triple. Everything but @segs, @nsegs
- * and the immutable keys is guarded by the manager's lock.
+ * and the immutable keys is guarded by the manager's lock, but @dev_link
+ * while the pin is on the undo list of a failed registration, which only
+ * that registration's caller touches.
  */
 struct amdgpu_peer_pin {
 	struct hlist_node node;		/* in mgr->pins while users > 0 */
-	struct list_head dev_link;	/* in dev->pins while users > 0 */
+	/* in dev->pins while users > 0; then on a list of pins to unpin */
+	struct list_head dev_link;
 	struct list_head regs;		/* registrations holding it */
 	struct amdgpu_peer_dev *dev;
 	void *obj;
@@ -253,11 +256,12 @@ static int amdgpu_peer_pin_segs(struct amdgpu_peer_mgr *mgr,
  * Create the pin of (@args->obj, @args->dma_dev, @args->dir). The caller
  * holds the object's lock, so nobody else creates the same pin meanwhile.
  * Returns it with one user and a busy count on the device, both the
- * caller's.
+ * caller's. A pin made and then given up goes on @undo.
  */
 static struct amdgpu_peer_pin *
 amdgpu_peer_pin_create(struct amdgpu_peer_mgr *mgr,
-		       const struct amdgpu_peer_reg_args *args)
+		       const struct amdgpu_peer_reg_args *args,
+		       struct list_head *undo)
 {
 	struct amdgpu_peer_dev *dev = args->dev;
 	struct amdgpu_peer_pin *pin;
@@ -309,8 +313,13 @@ amdgpu_peer_pin_create(struct amdgpu_peer_mgr *mgr,
 	return pin;
 
 err_unpin:
-	amdgpu_peer_pin_destroy(mgr, pin);
-	goto err_busy;
+	/*
+	 * Not here: the caller holds the object's lock, which unpin takes.
+	 * The device stays busy until amdgpu_peer_register_undo() unpinned
+	 * it, so that a revocation waits for that.
+	 */
+	list_add_tail(&pin->dev_link, undo);
+	return ERR_PTR(r);
 err_free:
 	kfree(pin);
 err_busy:
@@ -933,6 +942,8 @@ void amdgpu_peer_owner_destroy(struct amdgpu_peer_owner *owner)
  * @owner: the owner the registration hangs off
  * @args: what to register
  * @info: where to return the registration
+ * @undo: where a pin given up on failure goes, for
+ *	amdgpu_peer_register_undo()
  *
  * Shares the pin of (@args->obj, @args->dma_dev, @args->dir), or creates it
  * when @args->may_pin, and builds the DMA table of the asked range. The
@@ -942,16 +953,29 @@ void amdgpu_peer_owner_destroy(struct amdgpu_peer_owner *owner)
  * already gone. *@info is set in the same critical section that makes the
  * registration live, so a callback racing the caller's return sees it.
  *
+ * A pin that this call made, or whose last user it was, and that it gives
+ * up on failure is not destroyed here: &amdgpu_peer_pin_ops.unpin takes
+ * the object's lock, which the caller may hold (amdgpu's first get holds
+ * the BO's reservation; a repeated one holds the VM root, which is the
+ * reservation of a per-VM BO, and under which a reserve without a ticket
+ * is not allowed anyway). It goes on @undo, and the caller passes @undo to
+ * amdgpu_peer_register_undo() once it dropped its locks. A revoked device
+ * and the quota are checked before a pin is made, so a get over the quota
+ * pins nothing. A pin made and then given up goes on @undo: the quota,
+ * the device or the owner was lost to a race while pinning, the pin's
+ * mapping has no segment for the range, or memory ran out.
+ *
  * Context: process context, may sleep. Takes no sleeping lock itself.
  * Return: 0 and *@info set, or a negative errno and *@info untouched:
  * -EAGAIN without @args->may_pin when no pin exists yet, -ENOSPC over the
  * device's quota, -ESRCH if @owner is being destroyed, -ENODEV if the
  * device was revoked, -EFAULT if the range is outside the object, -ENOMEM,
- * or the pin's error.
+ * or the pin's error. @undo may have entries after a failure, never after
+ * a success: pass it to amdgpu_peer_register_undo() after either.
  */
 int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 			 const struct amdgpu_peer_reg_args *args,
-			 struct amd_p2p_info **info)
+			 struct amd_p2p_info **info, struct list_head *undo)
 {
 	struct amdgpu_peer_mgr *mgr = owner->mgr;
 	struct amdgpu_peer_pin *pin, *last;
@@ -976,14 +1000,21 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 	} else if (pin) {
 		pin->users++;
 		pin->dev->busy++;
+	} else if (!args->may_pin) {
+		r = -EAGAIN;
+	} else if (args->dev && args->dev->mgr == mgr && args->dev->dead) {
+		/* Before the quota: -ENOSPC makes hfi1 evict for nothing */
+		r = -ENODEV;
+	} else if (args->dev && args->dev->mgr == mgr &&
+		   args->length > args->dev->limit - args->dev->charged) {
+		/* Over the quota now: do not pin only to unpin again */
+		r = -ENOSPC;
 	}
 	amdgpu_peer_unlock(mgr, flags);
 	if (r)
 		return r;
 	if (!pin) {
-		if (!args->may_pin)
-			return -EAGAIN;
-		pin = amdgpu_peer_pin_create(mgr, args);
+		pin = amdgpu_peer_pin_create(mgr, args, undo);
 		if (IS_ERR(pin))
 			return PTR_ERR(pin);
 	}
@@ -1049,13 +1080,43 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 
 err_pin:
 	amdgpu_peer_lock(mgr, &flags);
-	dev->busy--;
 	last = amdgpu_peer_pin_unuse_locked(mgr, pin);
+	/* The last user's busy count goes with the unpin: see above */
+	if (!last)
+		dev->busy--;
 	amdgpu_peer_unlock(mgr, flags);
-	wake_up_all(&mgr->cb_wq);
 	if (last)
-		amdgpu_peer_pin_destroy(mgr, last);
+		list_add_tail(&last->dev_link, undo);
+	else
+		wake_up_all(&mgr->cb_wq);
 	return r;
+}
+
+/**
+ * amdgpu_peer_register_undo - destroy the pins a registration gave up
+ * @mgr: the manager
+ * @undo: the list passed to amdgpu_peer_register()
+ *
+ * Context: process context, may sleep; without the locks held around
+ * amdgpu_peer_register() (&amdgpu_peer_pin_ops.unpin takes the object's).
+ * Leaves @undo empty.
+ */
+void amdgpu_peer_register_undo(struct amdgpu_peer_mgr *mgr,
+			       struct list_head *undo)
+{
+	struct amdgpu_peer_pin *pin, *next;
+	struct amdgpu_peer_dev *dev;
+	unsigned long flags;
+
+	list_for_each_entry_safe(pin, next, undo, dev_link) {
+		list_del_init(&pin->dev_link);
+		dev = pin->dev;
+		amdgpu_peer_pin_destroy(mgr, pin);
+		amdgpu_peer_lock(mgr, &flags);
+		dev->busy--;
+		amdgpu_peer_unlock(mgr, flags);
+		wake_up_all(&mgr->cb_wq);
+	}
 }
 
 /**

@@ -61,9 +61,11 @@ struct amdgpu_peer_pin_ops {
 	/**
 	 * @unpin: undo @pin: unmap @sgt, unpin @obj and drop the reference.
 	 *
-	 * Called in process context (a worker, a free-callback flush or a
-	 * device revocation) with no core lock held, after the last
-	 * registration sharing the pin let go of it. May sleep.
+	 * Called in process context (a worker, a free-callback flush, a
+	 * device revocation or amdgpu_peer_register_undo()) with no core
+	 * lock and none of the locks held around amdgpu_peer_register(),
+	 * after the last registration sharing the pin let go of it. May
+	 * take the object's lock; may sleep.
 	 */
 	void (*unpin)(struct amdgpu_peer_mgr *mgr, void *obj,
 		      struct device *dma_dev, enum dma_data_direction dir,
@@ -183,8 +185,9 @@ struct amdgpu_peer_dev {
 	/** @charged: bytes charged now; guarded by &mgr->lock. */
 	u64 charged;
 	/**
-	 * @busy: registrations in progress and callbacks running on this
-	 * device's memory; guarded by &mgr->lock.
+	 * @busy: registrations in progress, pins waiting on the undo list
+	 * of a failed one, and callbacks running on this device's memory;
+	 * guarded by &mgr->lock.
 	 */
 	unsigned int busy;
 	/** @dead: revoked; nothing new is pinned; guarded by &mgr->lock. */
@@ -269,7 +272,9 @@ bool amdgpu_peer_owner_idle(struct amdgpu_peer_owner *owner);
 
 int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 			 const struct amdgpu_peer_reg_args *args,
-			 struct amd_p2p_info **info);
+			 struct amd_p2p_info **info, struct list_head *undo);
+void amdgpu_peer_register_undo(struct amdgpu_peer_mgr *mgr,
+			       struct list_head *undo);
 unsigned int amdgpu_peer_invalidate(struct amdgpu_peer_owner *owner,
 				    u64 first, u64 last);
 int amdgpu_peer_put(struct amdgpu_peer_mgr *mgr, struct amd_p2p_info **info);

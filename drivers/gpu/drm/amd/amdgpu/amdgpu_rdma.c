@@ -443,6 +443,8 @@ struct amdgpu_rdma_get {
 	void (*free_cb)(void *client_priv);
 	void *client_priv;
 	struct amd_p2p_info **info;
+	/* pins a failed registration gave up, unpinned once unlocked */
+	struct list_head undo;
 };
 
 static int amdgpu_rdma_get_found(struct amdgpu_rdma_find *f, void *data)
@@ -486,13 +488,15 @@ static int amdgpu_rdma_get_found(struct amdgpu_rdma_find *f, void *data)
 		smp_store_release(&f->vm->rdma, owner);
 	}
 	if (!f->bo_locked)
-		return amdgpu_peer_register(owner, &args, get->info);
+		return amdgpu_peer_register(owner, &args, get->info,
+					    &get->undo);
 
 	/* A new pin: not on a GPU that is going away. */
 	if (!drm_dev_enter(adev_to_drm(adev), &idx))
 		return -ENODEV;
 	args.dev = amdgpu_rdma_dev_get(adev);
-	r = args.dev ? amdgpu_peer_register(owner, &args, get->info) : -ENOMEM;
+	r = args.dev ? amdgpu_peer_register(owner, &args, get->info,
+					    &get->undo) : -ENOMEM;
 	drm_dev_exit(idx);
 	return r;
 }
@@ -509,12 +513,20 @@ static int amdgpu_rdma_get_pages(u64 address, u64 length, struct pid *pid,
 		.free_cb = free_callback,
 		.client_priv = client_priv,
 		.info = amd_p2p_data,
+		.undo = LIST_HEAD_INIT(get.undo),
 	};
+	int r;
 
 	if (!amd_p2p_data || !dma_dev)
 		return -EINVAL;
-	return amdgpu_rdma_find(address, length, pid, amdgpu_rdma_get_found,
-				&get);
+	r = amdgpu_rdma_find(address, length, pid, amdgpu_rdma_get_found,
+			     &get);
+	/*
+	 * amdgpu_rdma_unpin() reserves the BO, which the failed get held
+	 * locked: unpin only now that nothing is locked.
+	 */
+	amdgpu_peer_register_undo(&amdgpu_rdma_mgr, &get.undo);
+	return r;
 }
 
 static int amdgpu_rdma_put_pages(struct amd_p2p_info **amd_p2p_data)

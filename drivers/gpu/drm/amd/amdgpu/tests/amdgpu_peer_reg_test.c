@@ -36,6 +36,22 @@ struct peer_test_bo {
 	atomic_t pinned;
 };
 
+/*
+ * What the registration finds once the fake pin returned: every way a
+ * pin that was made is then given up.
+ */
+enum peer_test_pin_then {
+	PEER_PIN_OK,
+	/* another process's registrations on the GPU took the quota */
+	PEER_PIN_QUOTA_GONE,
+	/* the GPU was revoked (its removal began) */
+	PEER_PIN_REVOKED,
+	/* the address space is being destroyed (process exit) */
+	PEER_PIN_OWNER_DIES,
+	/* the pin's DMA mapping has no segment the range can use */
+	PEER_PIN_NO_SEGS,
+};
+
 struct peer_test_ctx {
 	struct kunit *test;
 	struct amdgpu_peer_mgr mgr;
@@ -54,6 +70,10 @@ struct peer_test_ctx {
 	struct peer_test_bo bo[PEER_TEST_NR_BOS];
 	/* error the next fake pin returns, then 0 */
 	int pin_error;
+	/* what happens while the next fake pin runs, then PEER_PIN_OK */
+	enum peer_test_pin_then pin_then;
+	/* unpins run while this thread held the fake VM's locks */
+	atomic_t unpins_locked;
 	/* direction of the last pin */
 	enum dma_data_direction last_dir;
 };
@@ -94,6 +114,20 @@ static int peer_test_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 		ctx->pin_error = 0;
 		return r;
 	}
+	switch (ctx->pin_then) {
+	case PEER_PIN_QUOTA_GONE:
+		ctx->gpu.charged = ctx->gpu.limit;
+		break;
+	case PEER_PIN_REVOKED:
+		/* What amdgpu_peer_dev_revoke() does first, under the lock */
+		ctx->gpu.dead = true;
+		break;
+	case PEER_PIN_OWNER_DIES:
+		ctx->owner->dead = true;
+		break;
+	default:
+		break;
+	}
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
 	if (!sgt)
 		return -ENOMEM;
@@ -101,6 +135,9 @@ static int peer_test_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 		kfree(sgt);
 		return -ENOMEM;
 	}
+	if (ctx->pin_then == PEER_PIN_NO_SEGS)
+		sgt->nents = 0;	/* mapped to nothing; freed by orig_nents */
+	ctx->pin_then = PEER_PIN_OK;
 	/* Each DMA device sees the object at its own addresses. */
 	for_each_sgtable_sg(sgt, sg, i) {
 		sg_set_page(sg, NULL, seg, 0);
@@ -117,9 +154,20 @@ static void peer_test_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
 			    struct device *dma_dev, enum dma_data_direction dir,
 			    struct sg_table *sgt)
 {
+	struct peer_test_ctx *ctx = container_of(mgr, struct peer_test_ctx,
+						 mgr);
 	struct peer_test_bo *bo = obj;
 
 	might_sleep();
+	/*
+	 * amdgpu's unpin reserves the BO, which the getting thread holds
+	 * locked with the VM root around amdgpu_peer_register(): an unpin
+	 * under those locks would deadlock there.
+	 */
+	if (IS_ENABLED(CONFIG_LOCKDEP) &&
+	    (lockdep_is_held(&ctx->proc_lock) == LOCK_STATE_HELD ||
+	     lockdep_is_held(&ctx->root.base) == LOCK_STATE_HELD))
+		atomic_inc(&ctx->unpins_locked);
 	atomic_dec(&bo->pinned);
 	sg_free_table(sgt);
 	kfree(sgt);
@@ -203,6 +251,23 @@ static void peer_test_exit(struct kunit *test)
 			atomic_read(&ctx->mgr.stats.unpins));
 	for (i = 0; i < PEER_TEST_NR_BOS; i++)
 		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[i].pinned), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->unpins_locked), 0);
+}
+
+/*
+ * amdgpu_peer_register() under the locks, where the test expects it to
+ * give up no pin (it succeeds, or fails before pinning).
+ */
+static int peer_test_register(struct peer_test_ctx *ctx,
+			      const struct amdgpu_peer_reg_args *args,
+			      struct amd_p2p_info **info)
+{
+	LIST_HEAD(undo);
+	int r;
+
+	r = amdgpu_peer_register(ctx->owner, args, info, &undo);
+	KUNIT_EXPECT_TRUE(ctx->test, list_empty(&undo));
+	return r;
 }
 
 static void peer_test_lock(struct peer_test_ctx *ctx)
@@ -277,14 +342,16 @@ static int peer_test_get_cb(struct peer_test_ctx *ctx, unsigned int i,
 		.client_priv = priv,
 		.may_pin = true,
 	};
+	LIST_HEAD(undo);
 	int r;
 
 	peer_test_lock(ctx);
 	if (ctx->mapped[i])
-		r = amdgpu_peer_register(ctx->owner, &args, info);
+		r = amdgpu_peer_register(ctx->owner, &args, info, &undo);
 	else
 		r = -EFAULT;
 	peer_test_unlock(ctx);
+	amdgpu_peer_register_undo(&ctx->mgr, &undo);
 	return r;
 }
 
@@ -555,6 +622,7 @@ static void peer_pin_quota(struct kunit *test)
 {
 	struct peer_test_ctx *ctx = test->priv;
 	struct amd_p2p_info *a, *b, *c, *poison = ERR_PTR(-EBADF);
+	int pins;
 
 	ctx->gpu.limit = PEER_TEST_BO_SIZE / 2;
 	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 0, 0,
@@ -564,13 +632,23 @@ static void peer_pin_quota(struct kunit *test)
 						PEER_TEST_BO_SIZE / 4,
 						ctx->dev[0], NULL, &b), 0);
 	KUNIT_EXPECT_EQ(test, ctx->gpu.charged, PEER_TEST_BO_SIZE / 2);
-	/* Over quota, on a fresh object: its new pin is undone. */
+	/* Over quota, on a fresh object: it is not even pinned. */
 	c = poison;
+	pins = atomic_read(&ctx->mgr.stats.pins);
 	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 2, 0, PAGE_SIZE,
 						ctx->dev[0], NULL, &c),
 			-ENOSPC);
 	KUNIT_EXPECT_PTR_EQ(test, c, poison);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[2].pinned), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins), pins);
+	/* Over quota and revoked: -ENODEV, not the -ENOSPC hfi1 evicts on */
+	ctx->gpu.dead = true;
+	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 2, 0, PAGE_SIZE,
+						ctx->dev[0], NULL, &c),
+			-ENODEV);
+	ctx->gpu.dead = false;
+	KUNIT_EXPECT_PTR_EQ(test, c, poison);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins), pins);
 	/* ... and on a shared pin. */
 	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 0, PAGE_SIZE, PAGE_SIZE,
 						ctx->dev[0], NULL, &c),
@@ -587,6 +665,86 @@ static void peer_pin_quota(struct kunit *test)
 	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins),
 			atomic_read(&ctx->mgr.stats.unpins));
+}
+
+/*
+ * A first registration gives up the pin it made: the quota ran out while
+ * it pinned (another process's registrations on the GPU took it), the GPU
+ * was revoked, the address space began to go away, or the mapping is no
+ * use. The pin is not undone under the caller's locks (amdgpu's unpin
+ * reserves the BO the caller holds): it is left on the undo list, the
+ * device still busy with it (a revocation waits for it), and
+ * amdgpu_peer_register_undo() unpins it once the caller dropped them.
+ */
+struct peer_undo_case {
+	const char *name;
+	enum peer_test_pin_then then;
+	int expected;
+};
+
+static const struct peer_undo_case peer_undo_cases[] = {
+	{ "quota taken", PEER_PIN_QUOTA_GONE, -ENOSPC },
+	{ "GPU revoked", PEER_PIN_REVOKED, -ENODEV },
+	{ "owner dying", PEER_PIN_OWNER_DIES, -ESRCH },
+	{ "no DMA segment", PEER_PIN_NO_SEGS, -EFAULT },
+};
+
+static void peer_undo_case_desc(const struct peer_undo_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(peer_undo, peer_undo_cases, peer_undo_case_desc);
+
+static void peer_pin_given_up_undo_unlocked(struct kunit *test)
+{
+	const struct peer_undo_case *c = test->param_value;
+	struct peer_test_ctx *ctx = test->priv;
+	struct amd_p2p_info *info, *poison = ERR_PTR(-EBADF);
+	struct amdgpu_peer_reg_args args = {
+		.first = peer_test_first(1),
+		.last = peer_test_last(ctx, 1),
+		.dev = &ctx->gpu,
+		.obj = &ctx->bo[1],
+		.obj_size = ctx->bo[1].size,
+		.va = peer_test_first(1) << PAGE_SHIFT,
+		.length = PAGE_SIZE,
+		.pid = task_pid(current),
+		.dma_dev = ctx->dev[0],
+		.dir = DMA_BIDIRECTIONAL,
+		.may_pin = true,
+	};
+	LIST_HEAD(undo);
+
+	ctx->gpu.limit = PEER_TEST_BO_SIZE;
+	ctx->pin_then = c->then;
+	info = poison;
+	peer_test_lock(ctx);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_register(ctx->owner, &args, &info,
+						   &undo), c->expected);
+	/* Pinned, not unpinned yet: that waits for the caller's unlock */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[1].pinned), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unpins), 0);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&undo), 1);
+	KUNIT_EXPECT_EQ(test, ctx->gpu.busy, 1U);
+	peer_test_unlock(ctx);
+	KUNIT_EXPECT_PTR_EQ(test, info, poison);
+	amdgpu_peer_register_undo(&ctx->mgr, &undo);
+	KUNIT_EXPECT_TRUE(test, list_empty(&undo));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[1].pinned), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unpins), 1);
+	KUNIT_EXPECT_EQ(test, ctx->gpu.busy, 0U);
+	/* Nothing of this registration was charged */
+	KUNIT_EXPECT_EQ(test, ctx->gpu.charged,
+			c->then == PEER_PIN_QUOTA_GONE ? ctx->gpu.limit : 0);
+	ctx->gpu.charged = 0;
+	ctx->gpu.dead = false;
+	ctx->owner->dead = false;
+	/* A new registration pins afresh */
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 1, 0, PAGE_SIZE,
+						ctx->dev[0], NULL, &info), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[1].pinned), 1);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&info), 0);
 }
 
 static void peer_get_errors_leave_info(struct kunit *test)
@@ -633,8 +791,8 @@ static void peer_get_errors_leave_info(struct kunit *test)
 		};
 
 		peer_test_lock(ctx);
-		KUNIT_EXPECT_EQ(test, amdgpu_peer_register(ctx->owner, &args,
-							   &info), -EAGAIN);
+		KUNIT_EXPECT_EQ(test, peer_test_register(ctx, &args,
+							 &info), -EAGAIN);
 		peer_test_unlock(ctx);
 		KUNIT_EXPECT_PTR_EQ(test, info, poison);
 		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[1].pinned), 0);
@@ -960,8 +1118,7 @@ static struct peer_test_slow *peer_test_slow_start(struct kunit *test)
 	args.client_priv = s;
 
 	peer_test_lock(ctx);
-	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args,
-						   &s->c.info), 0);
+	KUNIT_ASSERT_EQ(test, peer_test_register(ctx, &args, &s->c.info), 0);
 	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(ctx->owner, 0, U64_MAX),
 			1U);
 	peer_test_unlock(ctx);
@@ -1257,8 +1414,7 @@ static void peer_bench_invalidate_k_of_n(struct kunit *test)
 
 		args.first = m * 16;
 		args.last = m * 16 + 15;
-		KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args,
-							   &info), 0);
+		KUNIT_ASSERT_EQ(test, peer_test_register(ctx, &args, &info), 0);
 	}
 	peer_test_unlock(ctx);
 
@@ -1455,12 +1611,10 @@ static void peer_pin_per_direction(struct kunit *test)
 	struct amd_p2p_info *ro, *rw;
 
 	peer_test_lock(ctx);
-	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args, &ro),
-			0);
+	KUNIT_ASSERT_EQ(test, peer_test_register(ctx, &args, &ro), 0);
 	KUNIT_EXPECT_EQ(test, ctx->last_dir, DMA_TO_DEVICE);
 	args.dir = DMA_BIDIRECTIONAL;
-	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args, &rw),
-			0);
+	KUNIT_ASSERT_EQ(test, peer_test_register(ctx, &args, &rw), 0);
 	KUNIT_EXPECT_EQ(test, ctx->last_dir, DMA_BIDIRECTIONAL);
 	peer_test_unlock(ctx);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins), 2);
@@ -1523,8 +1677,7 @@ static void peer_synchronize_waits_for_callbacks(struct kunit *test)
 	args.client_priv = s;
 
 	peer_test_lock(ctx);
-	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args,
-						   &s->c.info), 0);
+	KUNIT_ASSERT_EQ(test, peer_test_register(ctx, &args, &s->c.info), 0);
 	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(ctx->owner, 0, U64_MAX),
 			1U);
 	peer_test_unlock(ctx);
@@ -1648,8 +1801,7 @@ static void peer_view(struct kunit *test)
 		args.obj_size += c->len[i];
 	peer_view_current = c;
 	ctx->mgr.ops = &peer_view_ops;
-	KUNIT_ASSERT_EQ(test, amdgpu_peer_register(ctx->owner, &args, &info),
-			0);
+	KUNIT_ASSERT_EQ(test, peer_test_register(ctx, &args, &info), 0);
 	KUNIT_EXPECT_EQ(test, info->pages->nents, c->nents);
 	for_each_sgtable_dma_sg(info->pages, sg, i) {
 		if (i >= c->nents)
@@ -1661,8 +1813,7 @@ static void peer_view(struct kunit *test)
 	/* A range ending past the object is refused. */
 	args.offset = args.obj_size - 1;
 	args.length = 2;
-	KUNIT_EXPECT_EQ(test, amdgpu_peer_register(ctx->owner, &args, &info),
-			-EFAULT);
+	KUNIT_EXPECT_EQ(test, peer_test_register(ctx, &args, &info), -EFAULT);
 	peer_test_owner_fini(ctx);
 	amdgpu_peer_dev_revoke(&ctx->gpu);
 	amdgpu_peer_mgr_synchronize(&ctx->mgr);
@@ -1727,6 +1878,7 @@ static struct kunit_case peer_reg_cases[] = {
 	KUNIT_CASE(peer_shared_pin),
 	KUNIT_CASE(peer_shared_pin_dies_after_all_callbacks),
 	KUNIT_CASE(peer_pin_quota),
+	KUNIT_CASE_PARAM(peer_pin_given_up_undo_unlocked, peer_undo_gen_params),
 	KUNIT_CASE(peer_get_errors_leave_info),
 	KUNIT_CASE(peer_client_lock_no_deadlock),
 	KUNIT_CASE_PARAM(peer_put_from_irq, peer_irq_gen_params),

@@ -957,6 +957,8 @@ static void hfi1_evict_and_retry(struct kunit *test)
 	}
 	/* The third get failed with -ENOSPC once, then evicted one. */
 	KUNIT_EXPECT_EQ(test, t->external_evictions, 1UL);
+	/* The get over the quota pinned nothing: one pin per buffer */
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->pins), 3);
 	hfi1_quiesce(t, 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->puts), 1);
 	amdkfd_rdma_synchronize();

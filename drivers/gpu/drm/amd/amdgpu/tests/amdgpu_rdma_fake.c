@@ -61,6 +61,12 @@ static int rdma_fake_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 		f->pin_error = 0;
 		return r;
 	}
+	if (f->pin_takes_quota) {
+		struct amdgpu_peer_dev *gpu = amdgpu_rdma_test_dev(f->adev);
+
+		f->pin_takes_quota = false;
+		gpu->charged = gpu->limit;
+	}
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
 	if (!sgt)
 		return -ENOMEM;
@@ -87,6 +93,13 @@ static void rdma_fake_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
 	struct rdma_fake_bo *bo = container_of(obj, struct rdma_fake_bo, bo);
 
 	might_sleep();
+	/*
+	 * amdgpu_rdma_unpin() unpins under the BO's reservation, taken
+	 * without a ticket: under a caller that holds it, lockdep reports
+	 * recursive locking and the thread hangs, as it would with a GPU.
+	 */
+	if (!WARN_ON(amdgpu_bo_reserve(&bo->bo, true)))
+		amdgpu_bo_unreserve(&bo->bo);
 	atomic_inc(&rdma_fake_current->unpins);
 	atomic_dec(&bo->pinned);
 	sg_free_table(sgt);

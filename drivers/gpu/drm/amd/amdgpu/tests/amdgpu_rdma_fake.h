@@ -26,8 +26,10 @@ struct kunit;
  * real amdgpu_vm_bo_add/map/unmap/clear/replace/del) and the VM teardown
  * (the real amdgpu_vm_fini()) are real; so are the KFD process mutex and
  * the ioctl handlers that take it. What needs a GPU is faked: the pin and
- * DMA mapping (the manager's pin backend is replaced for the test), and
- * the KFD process lookup by pid (a static stub).
+ * DMA mapping (the manager's pin backend is replaced for the test; its
+ * unpin takes the BO's reservation as amdgpu_rdma_unpin() does, so that a
+ * path that unpins under that lock hangs here as it would there), and the
+ * KFD process lookup by pid (a static stub).
  */
 
 /* The NIC sees the fake BOs' memory at DMA addresses from here on. */
@@ -74,6 +76,11 @@ struct rdma_fake {
 	bool no_process;
 	/* error the next fake pin returns */
 	int pin_error;
+	/*
+	 * the next fake pin takes the rest of the GPU's quota, as another
+	 * process's registrations on the same GPU may while this one pins
+	 */
+	bool pin_takes_quota;
 	/* direction of the last pin */
 	enum dma_data_direction last_dir;
 	atomic_t pins;

@@ -340,7 +340,12 @@ static void rdma_get_pages_rejects(struct kunit *test)
 		bo->preferred_domains = AMDGPU_GEM_DOMAIN_CPU;
 		break;
 	case RDMA_REJECT_DOORBELL:
-		bo->preferred_domains = AMDGPU_GEM_DOMAIN_DOORBELL;
+		/*
+		 * With GTT as well, so that only the doorbell clause, not
+		 * the one that wants VRAM or GTT, can reject it.
+		 */
+		bo->preferred_domains = AMDGPU_GEM_DOMAIN_DOORBELL |
+					AMDGPU_GEM_DOMAIN_GTT;
 		break;
 	case RDMA_REJECT_MMIO:
 		/* KFD's doorbell and MMIO remap BOs are SG BOs */
@@ -567,6 +572,40 @@ static void rdma_get_pages_quota(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ops->put_pages(&c), 0);
 }
 
+/*
+ * The quota runs out while the first get of the BO pins it (another
+ * process's registrations on the GPU took the rest): -ENOSPC, the error
+ * hfi1 evicts and retries on. The get held the BO's reservation through
+ * drm_exec while it pinned; the pin it gives up is unpinned only after
+ * that was dropped (the fake unpin reserves the BO, as amdgpu_rdma_unpin()
+ * does: under the get's locks this case hangs with lockdep's recursive
+ * locking report), and before get_pages() returns.
+ */
+static void rdma_get_pages_quota_race_unpins_unlocked(struct kunit *test)
+{
+	struct rdma_get_ctx *ctx = test->priv;
+	const struct amd_rdma_interface *ops = ctx->f->ops;
+	struct amd_p2p_info *a, *poison = ERR_PTR(-EBADF);
+	struct amdgpu_peer_dev *gpu = amdgpu_rdma_test_dev(ctx->f->adev);
+	int pins = atomic_read(&ctx->f->pins);
+	int unpins = atomic_read(&ctx->f->unpins);
+
+	gpu->limit = SZ_1M;
+	ctx->f->pin_takes_quota = true;
+	a = poison;
+	KUNIT_EXPECT_EQ(test, rdma_get(test, GET_VA, SZ_4K, &a), -ENOSPC);
+	KUNIT_EXPECT_PTR_EQ(test, a, poison);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), pins + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), unpins + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo->pinned), 0);
+	KUNIT_EXPECT_EQ(test, gpu->busy, 0U);
+	/* The other process is gone: the retry pins afresh */
+	gpu->charged = 0;
+	KUNIT_ASSERT_EQ(test, rdma_get(test, GET_VA, SZ_4K, &a), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo->pinned), 1);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&a), 0);
+}
+
 /* After the GPU is gone nothing new is pinned, and puts still work. */
 static void rdma_get_pages_after_unplug(struct kunit *test)
 {
@@ -655,6 +694,7 @@ static struct kunit_case rdma_get_cases_list[] = {
 	KUNIT_CASE(rdma_get_pages_dev_and_direction),
 	KUNIT_CASE_PARAM(rdma_page_size_rounding, rdma_page_size_gen_params),
 	KUNIT_CASE(rdma_get_pages_quota),
+	KUNIT_CASE(rdma_get_pages_quota_race_unpins_unlocked),
 	KUNIT_CASE(rdma_get_pages_after_unplug),
 	KUNIT_CASE(rdma_bench_repeat_get),
 	{}
