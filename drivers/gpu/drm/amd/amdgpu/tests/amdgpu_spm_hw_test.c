@@ -504,10 +504,21 @@ static void wait_programmed(struct kunit *test, struct spm_env *e, unsigned int 
 			    (reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask))
 				break;
 		if (i == n)
-			return;
+			break;
 		usleep_range(5000, 6000);
 	} while (time_before(jiffies, end));
-	KUNIT_FAIL(test, "SPM not programmed again");
+	if (i < n) {
+		KUNIT_FAIL(test, "SPM not programmed again");
+		return;
+	}
+	/*
+	 * The worker programs every XCC and then starts each (its start
+	 * resets SPM_PERFMON_STATE, which would undo a profiler's start
+	 * made in between), all under the drain lock, which each pass
+	 * takes to count itself: once one more pass has begun, that step
+	 * is over. No sleep can promise that on a loaded host.
+	 */
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 1, 10000));
 }
 
 /*
@@ -546,7 +557,6 @@ static void spm_hw_reset_reprograms(struct kunit *test)
 
 	wait_programmed(test, e, n);
 	/* The profiler counts again; data flows into the same buffer */
-	msleep(20);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, ring_mode(e, i), 0);
 		spm_model_profiler_start(e->m, i, SAMPLE);
