@@ -13,7 +13,7 @@
 export KSRC BUILD JOBS
 
 .PHONY: all deps base series kernel out check kunit static percommit apply \
-	userspace docs bench mutate clean distclean help
+	userspace docs bench mutate mutate-native clean distclean help
 
 all: series kernel out
 	@echo "Series: $(or $(BUILD),build)/out/  Test kernel: $(or $(BUILD),build)/linux/.kunit/"
@@ -60,6 +60,11 @@ bench: series
 # one kernel build and boot each).
 mutate: series
 	scripts/mutate.sh $(MUTANTS)
+
+# Every operator mutant of the SPM drain core against its native tests
+# (seconds each; make check runs them too).
+mutate-native: series
+	scripts/mutate-native.sh $(MUTANTS)
 
 # Apply the mailable series to your own kernel tree with git am.
 apply:

@@ -115,6 +115,9 @@ runnable "static checks" "$TOP/scripts/static.sh" &&
 	counted "static checks" "$BUILD/static.log" "$TOP/scripts/static.sh"
 # The quick half of the mutation check; make mutate runs the mutants.
 counted "mutants" "$BUILD/mutants.log" python3 "$TOP/scripts/mutants-check.py" "$TOP" "$KTREE"
+# The drain core's operator mutants, all of them, against its native tests
+runnable "native mutants" "$TOP/scripts/mutate-native.sh" &&
+	counted "native mutants" "$BUILD/mutate-native.log" env MUTANTS_QUIET=1 "$TOP/scripts/mutate-native.sh"
 runnable "per-commit build" "$TOP/scripts/percommit.sh" &&
 	counted "per-commit build" "$BUILD/percommit-result.log" "$TOP/scripts/percommit.sh"
 runnable "selftests, reference tool, IGT test" "$TOP/scripts/userspace.sh" &&
