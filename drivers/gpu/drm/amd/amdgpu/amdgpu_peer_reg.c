@@ -77,6 +77,27 @@
 
 #include "amdgpu_peer_reg.h"
 
+#ifdef CONFIG_LOCKDEP
+/*
+ * Lockdep's view of the free callbacks: held while one runs, and taken
+ * and dropped at once by every path that may wait for one (a put, a
+ * flush, a synchronize, a revocation), as the mmu_notifier invalidation
+ * map and dma_fence_begin_signalling() are. A thread that may wait for a
+ * callback while it holds a lock that some callback takes is a lockdep
+ * report the first time both have happened, whether or not that wait
+ * had to happen, instead of a hang the day they race.
+ */
+struct lockdep_map amdgpu_peer_cb_map =
+	STATIC_LOCKDEP_MAP_INIT("amdgpu_peer_callback", &amdgpu_peer_cb_map);
+#endif
+
+/* This thread may now wait for any free callback to return */
+static void amdgpu_peer_might_wait_cb(void)
+{
+	lock_map_acquire(&amdgpu_peer_cb_map);
+	lock_map_release(&amdgpu_peer_cb_map);
+}
+
 enum amdgpu_peer_reg_state {
 	AMDGPU_PEER_LIVE,
 	AMDGPU_PEER_DETACHED,
@@ -525,7 +546,9 @@ static void amdgpu_peer_reg_call(struct amdgpu_peer_reg *reg)
 	amdgpu_peer_unlock(mgr, flags);
 
 	if (!skip) {
+		lock_map_acquire(&amdgpu_peer_cb_map);
 		reg->free_cb(reg->client_priv);
+		lock_map_release(&amdgpu_peer_cb_map);
 		atomic_inc(&mgr->stats.callbacks);
 	}
 
@@ -620,6 +643,7 @@ static bool amdgpu_peer_mgr_quiet(struct amdgpu_peer_mgr *mgr)
 void amdgpu_peer_mgr_synchronize(struct amdgpu_peer_mgr *mgr)
 {
 	might_sleep();
+	amdgpu_peer_might_wait_cb();
 	flush_workqueue(mgr->wq);
 	wait_event(mgr->cb_wq, amdgpu_peer_mgr_quiet(mgr));
 }
@@ -763,6 +787,7 @@ void amdgpu_peer_dev_revoke(struct amdgpu_peer_dev *dev)
 	unsigned long flags;
 
 	might_sleep();
+	amdgpu_peer_might_wait_cb();
 	amdgpu_peer_lock(mgr, &flags);
 	dev->dead = true;
 	list_for_each_entry_safe(pin, ptmp, &dev->pins, dev_link) {
@@ -886,6 +911,7 @@ void amdgpu_peer_owner_flush(struct amdgpu_peer_owner *owner)
 	unsigned long flags;
 
 	might_sleep();
+	amdgpu_peer_might_wait_cb();
 	for (;;) {
 		amdgpu_peer_lock(mgr, &flags);
 		reg = list_first_entry_or_null(&owner->dying,
@@ -1199,7 +1225,8 @@ static bool amdgpu_peer_reg_released(struct amdgpu_peer_mgr *mgr,
  * callback another thread is running waits for the callback to return
  * where it may sleep, unless it comes from inside a callback (which might
  * be waited for in turn), so that the client may free what its callback
- * uses once the put returned.
+ * uses once the put returned. Every put that may wait tells lockdep so
+ * (see amdgpu_peer_cb_map), whether or not it has to.
  *
  * Context: any; blocks only as said above.
  * Return: 0, or -EINVAL for a NULL @info or *@info.
@@ -1216,6 +1243,11 @@ int amdgpu_peer_put(struct amdgpu_peer_mgr *mgr, struct amd_p2p_info **info)
 		return -EINVAL;
 
 	amdgpu_peer_lock(mgr, &flags);
+	/*
+	 * Not from inside a callback (its own, or another's, which might
+	 * wait for this thread's in turn): such a put never waits.
+	 */
+	may_wait = may_wait && !amdgpu_peer_in_callback_locked(mgr);
 	reg = amdgpu_peer_reg_lookup_locked(mgr, *info);
 	if (!reg) {
 		atomic_inc(&mgr->stats.unknown_puts);
@@ -1240,13 +1272,8 @@ int amdgpu_peer_put(struct amdgpu_peer_mgr *mgr, struct amd_p2p_info **info)
 			break;
 		}
 		reg->put_pending = true;
-		/*
-		 * Wait for a callback being called, unless from inside a
-		 * callback (its own, or another's, which might wait for this
-		 * thread's in turn). One not called yet will not be.
-		 */
-		if (reg->cb_started && may_wait &&
-		    !amdgpu_peer_in_callback_locked(mgr)) {
+		/* Wait for a callback being called; one not yet will not be */
+		if (reg->cb_started && may_wait) {
 			reg->put_waits = true;
 			wait = true;
 		}
@@ -1271,6 +1298,9 @@ int amdgpu_peer_put(struct amdgpu_peer_mgr *mgr, struct amd_p2p_info **info)
 out:
 	amdgpu_peer_unlock(mgr, flags);
 	*info = NULL;
+	/* Every put that could have waited tells lockdep, not only this one */
+	if (may_wait)
+		amdgpu_peer_might_wait_cb();
 	if (wait) {
 		atomic_inc(&mgr->stats.put_waits);
 		wait_event(mgr->cb_wq, amdgpu_peer_reg_released(mgr, reg));

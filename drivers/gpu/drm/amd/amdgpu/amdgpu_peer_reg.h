@@ -270,6 +270,11 @@ void amdgpu_peer_owner_destroy(struct amdgpu_peer_owner *owner);
 void amdgpu_peer_owner_flush(struct amdgpu_peer_owner *owner);
 bool amdgpu_peer_owner_idle(struct amdgpu_peer_owner *owner);
 
+#ifdef CONFIG_LOCKDEP
+/* Held while a free callback runs: for tests that check it is */
+extern struct lockdep_map amdgpu_peer_cb_map;
+#endif
+
 int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 			 const struct amdgpu_peer_reg_args *args,
 			 struct amd_p2p_info **info, struct list_head *undo);

@@ -13,7 +13,9 @@
  * Without kmemleak the case skips.
  *
  * amdgpu_kunit_selftest holds cases that go wrong on purpose: one
- * deadlocks, one leaks, one never returns. They let the project's pipeline
+ * deadlocks, one leaks, one never returns (and amdgpu_kunit_selftest_peer,
+ * in the peer suite's file, one that puts under a lock its callback
+ * takes). They let the project's pipeline
  * self-test show that a real test kernel run fails, naming the cause, when
  * a case does any of these. Each does nothing but skip unless the
  * amdgpu.kunit_selftest parameter names it, and the suite is marked very
@@ -36,10 +38,12 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "amdgpu_kunit_helpers.h"
+
 static char *amdgpu_kunit_selftest = "";
 module_param_named(kunit_selftest, amdgpu_kunit_selftest, charp, 0444);
 MODULE_PARM_DESC(kunit_selftest,
-		 "KUnit pipeline self-test: the amdgpu_kunit_selftest case to run (deadlock, leak, never_returns); the others skip");
+		 "KUnit pipeline self-test: the amdgpu_kunit_selftest* case to run (deadlock, leak, never_returns, put_under_cb_lock); the others skip");
 
 /*
  * When the tests began: objects leaked before are not theirs. Built in,
@@ -186,7 +190,12 @@ static struct kunit_suite amdgpu_kunit_kmemleak_suite = {
 	.test_cases = amdgpu_kunit_kmemleak_cases,
 };
 
-static void selftest_selected(struct kunit *test, const char *name)
+/**
+ * amdgpu_kunit_selftest_selected - skip unless amdgpu.kunit_selftest=@name
+ * @test: the case
+ * @name: the self-test case's name
+ */
+void amdgpu_kunit_selftest_selected(struct kunit *test, const char *name)
 {
 	if (strcmp(amdgpu_kunit_selftest, name))
 		kunit_skip(test, "runs only with amdgpu.kunit_selftest=%s", name);
@@ -198,7 +207,7 @@ static void selftest_deadlock(struct kunit *test)
 {
 	static DEFINE_MUTEX(lock);
 
-	selftest_selected(test, "deadlock");
+	amdgpu_kunit_selftest_selected(test, "deadlock");
 	mutex_lock(&lock);
 	mutex_lock(&lock);
 	KUNIT_FAIL(test, "a mutex was taken twice");
@@ -209,7 +218,7 @@ static void selftest_leak(struct kunit *test)
 {
 	int i;
 
-	selftest_selected(test, "leak");
+	amdgpu_kunit_selftest_selected(test, "leak");
 	/* Several, so that a stale copy of one pointer cannot hide them all. */
 	for (i = 0; i < 8; i++)
 		KUNIT_EXPECT_FALSE(test, !kmalloc(96 + 32 * i, GFP_KERNEL));
@@ -218,7 +227,7 @@ static void selftest_leak(struct kunit *test)
 /* Sleeps forever without being stuck: only a deadline catches it. */
 static void selftest_never_returns(struct kunit *test)
 {
-	selftest_selected(test, "never_returns");
+	amdgpu_kunit_selftest_selected(test, "never_returns");
 	for (;;)
 		msleep(1000);
 }

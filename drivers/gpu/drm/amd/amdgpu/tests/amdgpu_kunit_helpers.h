@@ -31,4 +31,6 @@ struct drm_file *amdgpu_kunit_helper_drm_file(struct file *file);
 int amdgpu_kunit_helper_ioctl(struct kunit *test, struct file *file,
 			      unsigned int cmd, void *arg, size_t size);
 
+void amdgpu_kunit_selftest_selected(struct kunit *test, const char *name);
+
 #endif

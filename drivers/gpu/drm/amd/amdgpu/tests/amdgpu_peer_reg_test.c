@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/ww_mutex.h>
 
+#include "amdgpu_kunit_helpers.h"
 #include "amdgpu_peer_reg.h"
 
 static DEFINE_WW_CLASS(peer_test_ww_class);
@@ -85,6 +86,8 @@ struct peer_test_client {
 	atomic_t callbacks;
 	/* callback: this thread holds none of the path's locks */
 	bool locks_free;
+	/* callback: lockdep sees it run (amdgpu_peer_cb_map held) */
+	bool cb_map_held;
 	/* callback: put from inside */
 	bool put_in_cb;
 	int put_in_cb_ret;
@@ -297,6 +300,9 @@ static void peer_test_cb(void *priv)
 	c->locks_free = !IS_ENABLED(CONFIG_LOCKDEP) ||
 			(lockdep_is_held(&ctx->proc_lock) != LOCK_STATE_HELD &&
 			 lockdep_is_held(&ctx->root.base) != LOCK_STATE_HELD);
+#ifdef CONFIG_LOCKDEP
+	c->cb_map_held = lock_is_held(&amdgpu_peer_cb_map);
+#endif
 	if (c->client_lock)
 		mutex_lock(c->client_lock);
 	/*
@@ -464,8 +470,9 @@ static void peer_put_before_callback(struct kunit *test)
 						     peer_test_first(1),
 						     peer_test_last(ctx, 1)),
 			1U);
-	KUNIT_EXPECT_EQ(test, peer_test_put(&b.info), 0);
+	/* A client holds none of the VM's locks when it puts */
 	peer_test_unlock(ctx);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&b.info), 0);
 	amdgpu_peer_owner_flush(ctx->owner);
 	amdgpu_peer_mgr_synchronize(&ctx->mgr);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b.callbacks), 0);
@@ -830,6 +837,16 @@ static void peer_client_lock_no_deadlock(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 1U);
 		KUNIT_EXPECT_EQ(test, atomic_read(&c.callbacks), i + 1);
 		KUNIT_EXPECT_TRUE(test, c.locks_free);
+		/*
+		 * Lockdep sees the callback run, so a put under client_lock
+		 * would be reported (amdgpu_kunit_selftest's put_under_cb_lock
+		 * shows that the pipeline fails on it).
+		 */
+		KUNIT_EXPECT_EQ(test, c.cb_map_held,
+				IS_ENABLED(CONFIG_LOCKDEP));
+#ifdef CONFIG_LOCKDEP
+		KUNIT_EXPECT_FALSE(test, lock_is_held(&amdgpu_peer_cb_map));
+#endif
 		KUNIT_EXPECT_EQ(test, peer_test_put(&c.info), 0);
 		peer_test_remap(ctx, 0);
 	}
@@ -1903,4 +1920,46 @@ static struct kunit_suite peer_reg_suite = {
 	.test_cases = peer_reg_cases,
 };
 
-kunit_test_suite(peer_reg_suite);
+/*
+ * A pipeline self-test (amdgpu.kunit_selftest=put_under_cb_lock; see
+ * amdgpu_kunit_checks.c): a client whose callback takes its lock puts
+ * under that lock. The put did not have to wait here, so nothing hangs;
+ * lockdep must still report the cycle (lock -> callbacks from the put,
+ * callbacks -> lock from the callback), and the run fail on it.
+ */
+static void selftest_put_under_cb_lock(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client a = {}, b = {};
+	struct mutex client_lock; /* the client's own lock */
+
+	amdgpu_kunit_selftest_selected(test, "put_under_cb_lock");
+	mutex_init(&client_lock);
+	a.client_lock = &client_lock;
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &a), 0);
+	/* The callback runs and takes client_lock */
+	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.callbacks), 1);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&a.info), 0);
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 1, &b), 0);
+	mutex_lock(&client_lock);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&b.info), 0);
+	mutex_unlock(&client_lock);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	mutex_destroy(&client_lock);
+}
+
+static struct kunit_case peer_selftest_cases[] = {
+	KUNIT_CASE(selftest_put_under_cb_lock),
+	{}
+};
+
+static struct kunit_suite peer_selftest_suite = {
+	.name = "amdgpu_kunit_selftest_peer",
+	.init = peer_test_init,
+	.exit = peer_test_exit,
+	.test_cases = peer_selftest_cases,
+	.attr = { .speed = KUNIT_SPEED_VERY_SLOW },
+};
+
+kunit_test_suites(&peer_reg_suite, &peer_selftest_suite);
