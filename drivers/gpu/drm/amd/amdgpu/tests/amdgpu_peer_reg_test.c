@@ -463,7 +463,11 @@ static void peer_put_before_callback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 0U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a.callbacks), 0);
 
-	/* Put after the detach, before the flush: no callback either. */
+	/*
+	 * Put after the detach, before the flush: no callback either. The
+	 * backstop is off so that its worker cannot flush in between.
+	 */
+	ctx->mgr.no_backstop = true;
 	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 1, &b), 0);
 	peer_test_lock(ctx);
 	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(ctx->owner,
