@@ -177,11 +177,12 @@ struct amd_rdma_interface {
 	 * If the free callback has not been called yet it will not be. If it
 	 * is running on another thread, put_pages() waits until it has
 	 * returned when called where it may sleep (preemptible, not in
-	 * interrupt, and not from inside any free callback; on a kernel
-	 * without CONFIG_PREEMPT_COUNT it cannot tell and never waits, and
-	 * %AMD_RDMA_CAP_PUT_WAITS_CALLBACK is not set), so that the client
+	 * interrupt or an RCU read-side section, and not from inside any
+	 * free callback; on a kernel without CONFIG_PREEMPT_COUNT it cannot
+	 * tell and never waits, and %AMD_RDMA_CAP_PUT_WAITS_CALLBACK is not
+	 * set), so that the client
 	 * may free what its callback uses once put_pages() returned; it must
-	 * then not hold a lock that the callback takes. Where it does not
+	 * then not hold a lock that any free callback takes. Where it does not
 	 * wait, the client must not free what the callback uses until the
 	 * callback has returned: it can put from process context instead, or
 	 * call amdkfd_rdma_synchronize() before freeing. A second put of a

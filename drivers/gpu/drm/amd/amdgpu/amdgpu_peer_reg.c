@@ -70,7 +70,9 @@
  */
 
 #include <linux/device.h>
+#include <linux/lockdep.h>
 #include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/overflow.h>
@@ -79,16 +81,23 @@
 
 #ifdef CONFIG_LOCKDEP
 /*
- * Lockdep's view of the free callbacks: held while one runs, and taken
- * and dropped at once by every path that may wait for one (a put, a
- * flush, a synchronize, a revocation), as the mmu_notifier invalidation
- * map and dma_fence_begin_signalling() are. A thread that may wait for a
- * callback while it holds a lock that some callback takes is a lockdep
- * report the first time both have happened, whether or not that wait
- * had to happen, instead of a hang the day they race.
+ * Lockdep's view of the free callbacks: held while one runs with the
+ * unpin after it, and taken and dropped at once by every path that may
+ * wait for that (a put, a flush, a synchronize, a revocation), as the
+ * mmu_notifier invalidation map and dma_fence_begin_signalling() are. A
+ * thread that may wait for a callback while it holds a lock that some
+ * callback (or the unpin) takes is a lockdep report the first time both
+ * have happened, whether or not that wait had to happen, instead of a
+ * hang the day they race. Its wait type is sleeping, so a wait where
+ * sleeping is not allowed (a spinlock_t on PREEMPT_RT, an RCU read-side
+ * section) is reported too. It is one map for every manager: a callback
+ * of one manager that puts into another is reported (amdgpu has one).
  */
-struct lockdep_map amdgpu_peer_cb_map =
-	STATIC_LOCKDEP_MAP_INIT("amdgpu_peer_callback", &amdgpu_peer_cb_map);
+struct lockdep_map amdgpu_peer_cb_map = {
+	.name = "amdgpu_peer_callback",
+	.key = (void *)&amdgpu_peer_cb_map,
+	.wait_type_inner = LD_WAIT_SLEEP,
+};
 #endif
 
 /* This thread may now wait for any free callback to return */
@@ -545,10 +554,13 @@ static void amdgpu_peer_reg_call(struct amdgpu_peer_reg *reg)
 	}
 	amdgpu_peer_unlock(mgr, flags);
 
+	/*
+	 * Waiters wait for all of it, the unpin included (which reserves
+	 * the object), not only for the callback.
+	 */
+	lock_map_acquire(&amdgpu_peer_cb_map);
 	if (!skip) {
-		lock_map_acquire(&amdgpu_peer_cb_map);
 		reg->free_cb(reg->client_priv);
-		lock_map_release(&amdgpu_peer_cb_map);
 		atomic_inc(&mgr->stats.callbacks);
 	}
 
@@ -578,6 +590,7 @@ static void amdgpu_peer_reg_call(struct amdgpu_peer_reg *reg)
 		amdgpu_peer_reg_free(reg);
 	if (old)
 		amdgpu_peer_reg_free(old);
+	lock_map_release(&amdgpu_peer_cb_map);
 
 	/* Only now, with the pin gone, does the callback count as done. */
 	amdgpu_peer_lock(mgr, &flags);
@@ -1187,7 +1200,12 @@ unsigned int amdgpu_peer_invalidate(struct amdgpu_peer_owner *owner,
 /* Whether this put may wait for a callback: see AMDGPU_PEER_PUT_CAN_WAIT */
 static bool amdgpu_peer_put_may_wait(void)
 {
-	return AMDGPU_PEER_PUT_CAN_WAIT && preemptible() && !in_interrupt();
+	/*
+	 * preemptible() does not see an RCU read-side section under
+	 * preemptible RCU, nor a spinlock_t on PREEMPT_RT
+	 */
+	return AMDGPU_PEER_PUT_CAN_WAIT && preemptible() && !in_interrupt() &&
+	       !rcu_preempt_depth();
 }
 
 /* Whether the current thread is inside a free callback of @mgr's */
