@@ -976,6 +976,25 @@ void amdgpu_peer_owner_destroy(struct amdgpu_peer_owner *owner)
 	kfree(owner);
 }
 
+/*
+ * Whether @owner may have @length more bytes registered on @dev: -ESRCH
+ * if it is being destroyed, -ENODEV if @dev was revoked (before the
+ * quota: -ENOSPC makes hfi1 evict for nothing), -ENOSPC over the quota.
+ */
+static int amdgpu_peer_may_charge_locked(struct amdgpu_peer_owner *owner,
+					 struct amdgpu_peer_dev *dev,
+					 u64 length)
+{
+	lockdep_assert_held(&owner->mgr->lock);
+	if (owner->dead)
+		return -ESRCH;
+	if (dev->dead)
+		return -ENODEV;
+	if (length > dev->limit - dev->charged)
+		return -ENOSPC;
+	return 0;
+}
+
 /**
  * amdgpu_peer_register - register memory for a peer device
  * @owner: the owner the registration hangs off
@@ -1041,13 +1060,10 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 		pin->dev->busy++;
 	} else if (!args->may_pin) {
 		r = -EAGAIN;
-	} else if (args->dev && args->dev->mgr == mgr && args->dev->dead) {
-		/* Before the quota: -ENOSPC makes hfi1 evict for nothing */
-		r = -ENODEV;
-	} else if (args->dev && args->dev->mgr == mgr &&
-		   args->length > args->dev->limit - args->dev->charged) {
-		/* Over the quota now: do not pin only to unpin again */
-		r = -ENOSPC;
+	} else if (args->dev && args->dev->mgr == mgr) {
+		/* As it is now: do not pin only to unpin again */
+		r = amdgpu_peer_may_charge_locked(owner, args->dev,
+						  args->length);
 	}
 	amdgpu_peer_unlock(mgr, flags);
 	if (r)
@@ -1089,12 +1105,7 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 	reg->info.priv = reg;
 
 	amdgpu_peer_lock(mgr, &flags);
-	if (owner->dead)
-		r = -ESRCH;
-	else if (dev->dead)
-		r = -ENODEV;
-	else if (args->length > dev->limit - dev->charged)
-		r = -ENOSPC;
+	r = amdgpu_peer_may_charge_locked(owner, dev, args->length);
 	if (r) {
 		amdgpu_peer_unlock(mgr, flags);
 		kfree(reg);
