@@ -72,7 +72,10 @@ AMDGPU = 'drivers/gpu/drm/amd/amdgpu/'
 FILES = {
     AMDGPU + 'amdgpu_spm_drain.c': ['amdgpu_spm', 'amdgpu_spm_wiring'],
     AMDGPU + 'amdgpu_spm.c': ['amdgpu_spm', 'amdgpu_spm_wiring',
-                              'amdgpu_spm_gfx_v9_*', 'amdgpu_profiler_ioctl'],
+                              'amdgpu_spm_gfx_v9_*', 'amdgpu_spm_vmid',
+                              'amdgpu_profiler_ioctl'],
+    AMDGPU + 'amdgpu_spm_vmid.c': ['amdgpu_spm_vmid', 'amdgpu_spm_gfx_v9_*',
+                                   'amdgpu_spm'],
     AMDGPU + 'amdgpu_spm_buf.c': ['amdgpu_spm', 'amdgpu_spm_wiring',
                                   'amdgpu_profiler_ioctl'],
     AMDGPU + 'amdgpu_profiler.c': ['amdgpu_profiler_ioctl', 'amdgpu_spm_wiring'],
@@ -98,7 +101,9 @@ DELETE = re.compile(r'unlock|unhold|^put_|_put$|_put_|^[a-z]*put$|free|unpin|'
                     r'unref|unreserve|unuse|release|destroy|fini|drop|unwatch|undo|'
                     r'_exit$|^up_(read|write)$|WREG32|wreg|writel|'
                     r'^(stop|start|set_ring|set_vmid|set_rdptr)$|'
-                    r'^spm_(arm|guard_fill)$')
+                    r'^spm_(arm|guard_fill)$|'
+                    r'flush_gpu_tlb|flush_hdp|^set_context$|'
+                    r'^amdgpu_spm_pt_(clear|map)$|^amdgpu_spm_vmid_(use|park)$')
 # Names DELETE matches that release nothing: a store, a debug hook
 NOT_DELETE = re.compile(r'^smp_|^mutex_destroy$')
 SKIP_STMT = re.compile(r'^(module_param\w*|MODULE_\w+|EXPORT_SYMBOL\w*|'

@@ -90,6 +90,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
+#include <drm/ttm/ttm_tt.h>
 #include <kunit/static_stub.h>
 
 #include "amdgpu.h"
@@ -103,11 +104,6 @@ int amdgpu_spm_paranoid = 1;
 module_param_named(spm_paranoid, amdgpu_spm_paranoid, int, 0644);
 MODULE_PARM_DESC(spm_paranoid,
 		 "SPM profiling: 1 = only CAP_PERFMON or CAP_SYS_ADMIN may acquire SPM (default), 0 = any user with access to the render node");
-
-bool amdgpu_spm_unsafe_vmid0;
-module_param_named(spm_unsafe_vmid0, amdgpu_spm_unsafe_vmid0, bool, 0644);
-MODULE_PARM_DESC(spm_unsafe_vmid0,
-		 "Allow SPM profiling on GPUs whose RLC writes the SPM ring through VMID 0 (GC 9.4.x); while it runs, work submitted to the partition may redirect those writes (default false)");
 
 unsigned int amdgpu_spm_ring_size = SZ_4M;
 module_param_named(spm_ring_size, amdgpu_spm_ring_size, uint, 0444);
@@ -123,6 +119,14 @@ MODULE_PARM_DESC(spm_backstop_ms,
 #define AMDGPU_SPM_MIN_PERIOD_NS	(100 * NSEC_PER_USEC)
 /* How soon the worker tries again when it could not reach the hardware */
 #define AMDGPU_SPM_RETRY_NS		(10 * NSEC_PER_MSEC)
+/*
+ * How often the worker reads the ring registers back (spm_hw_check()):
+ * 4 MMIO reads per XCC, which on every pass at the shortest period would be
+ * 320000 reads a second on 8 XCCs. The SPM VMID's page table is what keeps
+ * the RLC in the rings; the check only tells the owner, so 100 a second
+ * at most (3200 reads on 8 XCCs) is enough.
+ */
+#define AMDGPU_SPM_CHECK_NS		(10 * NSEC_PER_MSEC)
 
 /* What the hardware of an acquisition is, or is asked to be */
 enum amdgpu_spm_hw {
@@ -133,7 +137,7 @@ enum amdgpu_spm_hw {
 	 * is not known; stop it and give it back before anything else
 	 */
 	AMDGPU_SPM_HW_LOST,
-	/* Stopped, our ring and SPM_VMID 0 programmed */
+	/* Stopped, our rings mapped in the SPM VMID and programmed */
 	AMDGPU_SPM_HW_PROGRAMMED,
 	/* Streaming into our rings */
 	AMDGPU_SPM_HW_RUNNING,
@@ -143,6 +147,7 @@ enum amdgpu_spm_hw {
  * struct amdgpu_spm_xcc - per-XCC state of an acquisition
  * @xcc: logical XCC id.
  * @ring: the ring memory.
+ * @va: its address in the SPM VMID, what the ring base registers hold.
  * @cur: the drain's view of the ring; guarded by drain_lock.
  * @sh: the XCC's share of the current buffer (capacity 0 when there is
  *	none); guarded by drain_lock.
@@ -151,6 +156,7 @@ enum amdgpu_spm_hw {
 struct amdgpu_spm_xcc {
 	u32 xcc;
 	struct amdgpu_spm_ring ring;
+	u64 va;
 	struct amdgpu_spm_cursor cur;
 	struct amdgpu_spm_share sh;
 	u32 seq;
@@ -181,11 +187,14 @@ struct amdgpu_spm_xcc {
  *	READ_ONCE().
  * @want: the state asked for.
  * @hw_gen: &amdgpu_spm.hw_gen when the hardware was programmed.
+ * @checked_ns: CLOCK_MONOTONIC time of the last spm_hw_check().
  * @tampered: a ring register changed behind the manager's back; the
  *	hardware was given back and SET_DEST_BUF fails with -EIO.
  * @quit: release is done with the worker: it does not rearm @timer.
  * @pace: the adaptive drain period.
  * @stats: counters, see &struct amdgpu_spm_stats.
+ * @pt: the SPM VMID's page table of this acquisition: its rings, while the
+ *	hardware is programmed; written by the worker.
  * @num_xcc: entries of @xcc.
  * @xcc: per-XCC state, in ascending logical XCC order.
  */
@@ -210,10 +219,12 @@ struct amdgpu_spm_session {
 	enum amdgpu_spm_hw hw;
 	enum amdgpu_spm_hw want;
 	int hw_gen;
+	u64 checked_ns;
 	bool tampered;
 	bool quit;
 	struct amdgpu_spm_pace pace;
 	struct amdgpu_spm_stats stats;
+	struct amdgpu_spm_pt pt;
 	unsigned int num_xcc;
 	struct amdgpu_spm_xcc xcc[] __counted_by(num_xcc);
 };
@@ -570,22 +581,29 @@ static void spm_mark_loss(struct amdgpu_spm_session *s)
 	}
 }
 
-/* Program every XCC: stopped, our ring, then SPM_VMID 0 */
+/*
+ * Program every XCC: stopped, its ring mapped in the acquisition's page
+ * table of the SPM VMID, the VMID's context on that table (flushed), the
+ * ring, then SPM_VMID, which was parked at the same VMID. The table is
+ * cleared first: after a VRAM loss it holds anything.
+ */
 static void spm_hw_program(struct amdgpu_spm_session *s)
 {
 	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
 	struct amdgpu_device *adev = s->mgr->adev;
 	unsigned int i;
 
+	amdgpu_spm_pt_clear(adev, &s->pt);
 	for (i = 0; i < s->num_xcc; i++) {
 		struct amdgpu_spm_xcc *x = &s->xcc[i];
 
-		/* Stop whatever runs before the ring and VMID change */
+		/* Stop whatever runs before the table and ring change */
 		funcs->stop(adev, x->xcc);
-		funcs->set_ring(adev, x->xcc, x->ring.gpu_addr,
+		amdgpu_spm_pt_map(adev, &s->pt, i, &x->ring);
+		amdgpu_spm_vmid_use(adev, x->xcc, &s->pt);
+		funcs->set_ring(adev, x->xcc, x->va,
 				x->cur.size + AMDGPU_SPM_RING_HDR_SIZE);
-		/* VMID 0 only once the ring base is ours */
-		funcs->set_vmid(adev, x->xcc, 0);
+		funcs->set_vmid(adev, x->xcc, adev->spm.vmid);
 	}
 	s->hw_gen = atomic_read(&adev->spm.hw_gen);
 	s->hw = AMDGPU_SPM_HW_PROGRAMMED;
@@ -615,16 +633,26 @@ static void spm_hw_stop(struct amdgpu_spm_session *s)
 	s->hw = AMDGPU_SPM_HW_PROGRAMMED;
 }
 
-/* Give the hardware back: stopped, SPM_VMID none, then no ring */
+/*
+ * Give the hardware back: stopped; no PTE of our rings left, and each
+ * context parked on the device's empty table, flushed, so that nothing the
+ * RLC does from now on reaches the rings and the table, which are freed
+ * next (not the acquisition's own table: after a partition switch an XCC
+ * parked there would reach the partition's next rings); SPM_VMID (still)
+ * the SPM VMID; no ring.
+ */
 static void spm_hw_release(struct amdgpu_spm_session *s)
 {
 	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
 	struct amdgpu_device *adev = s->mgr->adev;
 	unsigned int i;
 
-	for (i = 0; i < s->num_xcc; i++) {
+	for (i = 0; i < s->num_xcc; i++)
 		funcs->stop(adev, s->xcc[i].xcc);
-		funcs->set_vmid(adev, s->xcc[i].xcc, AMDGPU_SPM_VMID_NONE);
+	amdgpu_spm_pt_clear(adev, &s->pt);
+	for (i = 0; i < s->num_xcc; i++) {
+		amdgpu_spm_vmid_use(adev, s->xcc[i].xcc, &adev->spm.park);
+		funcs->set_vmid(adev, s->xcc[i].xcc, adev->spm.vmid);
 		funcs->set_ring(adev, s->xcc[i].xcc, 0, 0);
 	}
 	s->hw = AMDGPU_SPM_HW_NONE;
@@ -643,8 +671,9 @@ static bool spm_hw_check(struct amdgpu_spm_session *s)
 	for (i = 0; i < s->num_xcc; i++) {
 		struct amdgpu_spm_xcc *x = &s->xcc[i];
 
-		if (!funcs->ring_intact(adev, x->xcc, x->ring.gpu_addr,
-					x->cur.size + AMDGPU_SPM_RING_HDR_SIZE))
+		if (!funcs->ring_intact(adev, x->xcc, x->va,
+					x->cur.size + AMDGPU_SPM_RING_HDR_SIZE,
+					adev->spm.vmid))
 			break;
 	}
 	if (i == s->num_xcc)
@@ -667,8 +696,10 @@ static bool spm_hw_step_locked(struct amdgpu_spm_session *s)
 {
 	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
 	struct amdgpu_device *adev = s->mgr->adev;
+	bool programmed = false, intact = true;
 	unsigned int i;
 	int idx, r;
+	u64 now;
 
 	lockdep_assert_held(&s->drain_lock);
 
@@ -696,15 +727,25 @@ static bool spm_hw_step_locked(struct amdgpu_spm_session *s)
 		spm_hw_release(s);
 		goto out;
 	}
-	if (s->hw == AMDGPU_SPM_HW_NONE || s->hw == AMDGPU_SPM_HW_LOST)
+	if (s->hw == AMDGPU_SPM_HW_NONE || s->hw == AMDGPU_SPM_HW_LOST) {
 		spm_hw_program(s);
+		programmed = true;
+	}
 	if (s->want == AMDGPU_SPM_HW_RUNNING && s->hw == AMDGPU_SPM_HW_PROGRAMMED)
 		spm_hw_start(s);
 	else if (s->want == AMDGPU_SPM_HW_PROGRAMMED && s->hw == AMDGPU_SPM_HW_RUNNING)
 		spm_hw_stop(s);
 
-	/* On every pass, programmed or streaming: see profiler.rst, Security */
-	if (spm_hw_check(s) && s->hw == AMDGPU_SPM_HW_RUNNING) {
+	/*
+	 * Programmed or streaming: on the pass that programmed, then at most
+	 * every AMDGPU_SPM_CHECK_NS; see profiler.rst, Security
+	 */
+	now = ktime_get_ns();
+	if (programmed || now - s->checked_ns >= AMDGPU_SPM_CHECK_NS) {
+		s->checked_ns = now;
+		intact = spm_hw_check(s);
+	}
+	if (intact && s->hw == AMDGPU_SPM_HW_RUNNING) {
 		for (i = 0; i < s->num_xcc; i++)
 			funcs->set_rdptr(adev, s->xcc[i].xcc,
 					 amdgpu_spm_cursor_rdptr(&s->xcc[i].cur));
@@ -955,30 +996,39 @@ static void spm_end_acquire(struct amdgpu_device *adev)
 	atomic_dec(&adev->spm.acquiring);
 }
 
+/* Free the rings and their page table, which nothing reaches any more */
 static void spm_free_rings(struct amdgpu_spm_session *s, unsigned int n)
 {
+	amdgpu_spm_pt_fini(s->mgr->adev, &s->pt);
 	while (n--)
 		spm_funcs(s)->ring_free(s->mgr->adev, s->xcc[n].xcc,
 					&s->xcc[n].ring);
 }
 
+/* The rings, and the page table of the SPM VMID the worker maps them in */
 static int spm_alloc_rings(struct amdgpu_spm_session *s)
 {
 	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
+	struct amdgpu_device *adev = s->mgr->adev;
 	u32 size = amdgpu_spm_ring_size + funcs->guard;
 	u8 token[AMDGPU_SPM_LINE_SIZE];
 	unsigned int i;
 	int r;
 
+	r = amdgpu_spm_pt_init(adev, &s->pt,
+			       amdgpu_spm_pt_pages(size, s->num_xcc));
+	if (r)
+		return r;
 	get_random_bytes(token, sizeof(token));
 	for (i = 0; i < s->num_xcc; i++) {
 		struct amdgpu_spm_xcc *x = &s->xcc[i];
 
-		r = funcs->ring_alloc(s->mgr->adev, x->xcc, size, &x->ring);
+		r = funcs->ring_alloc(adev, x->xcc, size, &x->ring);
 		if (r) {
 			spm_free_rings(s, i);
 			return r;
 		}
+		x->va = amdgpu_spm_pt_va(i, size);
 		amdgpu_spm_cursor_init(&x->cur, x->ring.cpu_addr, spm_data_size(),
 				       funcs->guard, token);
 		/* Nothing points the RLC at the ring yet */
@@ -998,18 +1048,14 @@ static int spm_acquire(struct amdgpu_spm_mgr *mgr, struct drm_file *filp)
 
 	if (!spm_allowed())
 		return -EPERM;
-	if (!amdgpu_spm_unsafe_vmid0) {
-		drm_dbg(adev_to_drm(adev),
-			"spm: the RLC writes through VMID 0 here; see amdgpu.spm_unsafe_vmid0\n");
-		return -EACCES;
-	}
 	if (!is_power_of_2(amdgpu_spm_ring_size) ||
 	    amdgpu_spm_ring_size < SZ_64K || amdgpu_spm_ring_size > SZ_256M)
 		return -EINVAL;
 
 	mutex_lock(&mgr->lock);
 	r = -ENODEV;
-	if (adev->spm.dead)
+	/* No SPM VMID, or no empty table to park it on: see amdgpu_spm_vmid.c */
+	if (adev->spm.dead || !adev->spm.vmid || !adev->spm.park.priv)
 		goto out_unlock;
 	r = -EBUSY;
 	if (mgr->sess)
@@ -1058,7 +1104,7 @@ static int spm_acquire(struct amdgpu_spm_mgr *mgr, struct drm_file *filp)
 	if (r)
 		goto err_rpm;
 
-	/* The worker programs the rings and SPM_VMID 0 */
+	/* The worker programs the page table, the rings and SPM_VMID */
 	s->want = AMDGPU_SPM_HW_PROGRAMMED;
 	spm_kick(s);
 
@@ -1575,6 +1621,7 @@ void amdgpu_spm_fini(struct amdgpu_device *adev)
 	/* No acquisition is left, and none can be made: no worker runs */
 	destroy_workqueue(adev->spm.wq);
 	adev->spm.wq = NULL;
+	amdgpu_spm_vmid_fini(adev);
 }
 
 /**
@@ -1584,8 +1631,9 @@ void amdgpu_spm_fini(struct amdgpu_device *adev)
  * @size: bytes
  * @ring: filled in
  *
- * A kernel BO in GTT (system memory, CPU-cached, snooped), reached by the
- * RLC through the GART with VMID 0.
+ * A kernel BO in GTT (system memory, CPU-cached, snooped), which the RLC
+ * reaches through the SPM VMID's page table with the PTE flags that its
+ * GART binding has.
  *
  * Return: 0 or a negative errno.
  */
@@ -1598,11 +1646,14 @@ int amdgpu_spm_ring_alloc_gtt(struct amdgpu_device *adev, u32 xcc, u32 size,
 	KUNIT_STATIC_STUB_REDIRECT(amdgpu_spm_ring_alloc_gtt, adev, xcc, size, ring);
 
 	r = amdgpu_bo_create_kernel(adev, size, PAGE_SIZE, AMDGPU_GEM_DOMAIN_GTT,
-				    &bo, &ring->gpu_addr, &ring->cpu_addr);
+				    &bo, NULL, &ring->cpu_addr);
 	if (r)
 		return r;
 	memset(ring->cpu_addr, 0, size);
 	ring->size = size;
+	ring->dma_addr = bo->tbo.ttm->dma_address;
+	ring->pte_flags = amdgpu_ttm_tt_pte_flags(adev, bo->tbo.ttm,
+						  bo->tbo.resource);
 	ring->priv = bo;
 	return 0;
 }
@@ -1620,7 +1671,7 @@ void amdgpu_spm_ring_free_gtt(struct amdgpu_device *adev, u32 xcc,
 
 	KUNIT_STATIC_STUB_REDIRECT(amdgpu_spm_ring_free_gtt, adev, xcc, ring);
 
-	amdgpu_bo_free_kernel(&bo, &ring->gpu_addr, &ring->cpu_addr);
+	amdgpu_bo_free_kernel(&bo, NULL, &ring->cpu_addr);
 	ring->priv = NULL;
 }
 

@@ -31,6 +31,7 @@
 #include <linux/types.h>
 
 #include "amdgpu_spm_drain.h"
+#include "amdgpu_spm_vmid.h"
 
 struct amdgpu_device;
 struct amdgpu_ring;
@@ -50,26 +51,21 @@ struct workqueue_struct;
 /* Alignment of a destination buffer, of each per-XCC share and of a line. */
 #define AMDGPU_SPM_ALIGN		AMDGPU_SPM_LINE_SIZE
 
-/*
- * SPM_VMID where amdgpu parks it while nobody uses SPM (RLC init and
- * resume write it). Not the hardware's reset value, which is 0
- * (gc_9_0_default.h); on GC 9.4.x VMID 15 may also be a KFD VMID.
- */
-#define AMDGPU_SPM_VMID_NONE		0xf
-
 /**
  * struct amdgpu_spm_ring - memory of one XCC's SPM ring
  * @cpu_addr: kernel mapping; the first %AMDGPU_SPM_RING_HDR_SIZE bytes hold
  *	the write pointer that the RLC updates, the data and the spill guard
  *	follow.
- * @gpu_addr: address the RLC writes to (GART address, VMID 0).
- * @size: bytes allocated.
+ * @size: bytes allocated, a multiple of PAGE_SIZE.
+ * @dma_addr: DMA address of each page, for the SPM VMID's page table.
+ * @pte_flags: flags of the PTEs that map it (those the GART gives it).
  * @priv: owner's handle (the kernel BO on hardware).
  */
 struct amdgpu_spm_ring {
 	void *cpu_addr;
-	u64 gpu_addr;
 	u32 size;
+	dma_addr_t *dma_addr;
+	u64 pte_flags;
 	void *priv;
 };
 
@@ -92,12 +88,16 @@ struct amdgpu_spm_ring {
  * @ring_free: free memory from @ring_alloc, once the RLC is known not to
  *	write to it any more.
  * @stop: stop sampling on @xcc. Called before anything is reprogrammed.
- * @set_ring: program the ring base and size of a stopped @xcc; @size is
- *	the data size plus the write pointer header (the spill guard is not
- *	part of it). 0 and 0 clear it.
- * @set_vmid: program SPM_VMID of a stopped @xcc whose ring is programmed:
- *	0 while the manager owns it (the ring is reached through GART),
- *	%AMDGPU_SPM_VMID_NONE when it gives it back.
+ * @set_context: program the GFXHUB VM context of @vmid on @xcc for a flat
+ *	page table (depth 0) at @pt_base (a value of amdgpu_gmc_pd_addr())
+ *	covering GPU pages @first to @last, whose faults are not retried.
+ *	The TLB is flushed by the caller (amdgpu_spm_vmid.c).
+ * @set_ring: program the ring base (an address in the SPM VMID) and size
+ *	of a stopped @xcc; @size is the data size plus the write pointer
+ *	header (the spill guard is not part of it). 0 and 0 clear it.
+ * @set_vmid: program SPM_VMID of a stopped @xcc: always the SPM VMID,
+ *	whose page table maps the rings while the manager owns @xcc and
+ *	nothing otherwise (amdgpu_spm_vmid.c).
  * @start: start streaming on a stopped, programmed @xcc: ring mode,
  *	clocks, and a reset that puts the write pointer to 0. Counting itself
  *	is started by the profiler's command stream.
@@ -105,7 +105,7 @@ struct amdgpu_spm_ring {
  *	the data.
  * @ring_intact: whether the ring base and size registers of @xcc still
  *	hold @gpu_addr and @size, as @set_ring wrote them, and SPM_VMID is
- *	still 0, as @set_vmid wrote it.
+ *	still @vmid, as @set_vmid wrote it.
  * @guard: bytes the RLC may write past the end of the data before it wraps
  *	(parts before GC 11.0.1, see amdgpu_spm_drain.c), 0 if none.
  */
@@ -115,13 +115,15 @@ struct amdgpu_spm_funcs {
 	void (*ring_free)(struct amdgpu_device *adev, u32 xcc,
 			  struct amdgpu_spm_ring *ring);
 	void (*stop)(struct amdgpu_device *adev, u32 xcc);
+	void (*set_context)(struct amdgpu_device *adev, u32 xcc, u32 vmid,
+			    u64 pt_base, u64 first, u64 last);
 	void (*set_ring)(struct amdgpu_device *adev, u32 xcc, u64 gpu_addr,
 			 u32 size);
 	void (*set_vmid)(struct amdgpu_device *adev, u32 xcc, u32 vmid);
 	void (*start)(struct amdgpu_device *adev, u32 xcc);
 	void (*set_rdptr)(struct amdgpu_device *adev, u32 xcc, u32 rptr);
 	bool (*ring_intact)(struct amdgpu_device *adev, u32 xcc, u64 gpu_addr,
-			    u32 size);
+			    u32 size, u32 vmid);
 	u32 guard;
 };
 
@@ -168,6 +170,9 @@ struct amdgpu_spm_mgr {
  *	%AMDGPU_VM_OP_UNRESERVE_VMID with each other.
  * @dead: amdgpu_spm_fini() ran: no acquisition can be made any more. Set
  *	under each manager's lock; read with READ_ONCE() outside it.
+ * @vmid: the SPM VMID (amdgpu_spm_vmid.c), 0 until it is chosen.
+ * @park: the table with no valid PTE that parked contexts point at.
+ * @park_tried: its allocation was attempted.
  */
 struct amdgpu_spm {
 	const struct amdgpu_spm_funcs *funcs;
@@ -181,6 +186,9 @@ struct amdgpu_spm {
 	atomic_t hw_gen;
 	struct mutex gfx_vmid_lock; /* see above */
 	bool dead;
+	u32 vmid;
+	struct amdgpu_spm_pt park;
+	bool park_tried;
 };
 
 int amdgpu_spm_init(struct amdgpu_device *adev,
@@ -214,7 +222,6 @@ void amdgpu_spm_ring_free_gtt(struct amdgpu_device *adev, u32 xcc,
 
 /* Module parameters amdgpu.spm_* */
 extern int amdgpu_spm_paranoid;
-extern bool amdgpu_spm_unsafe_vmid0;
 extern unsigned int amdgpu_spm_ring_size;
 extern unsigned int amdgpu_spm_backstop_ms;
 

@@ -85,6 +85,18 @@ static void leave_previous_owner_state(struct spm_env *e, unsigned int n)
 	}
 }
 
+/* Every write of SPM_VMID of @xcc since log index @from wrote @vmid */
+static bool vmid_writes_only(struct spm_env *e, u32 xcc, int from, u32 vmid)
+{
+	int i;
+
+	for (i = spm_model_find_write(e->m, xcc, SPM_R_MC_CNTL, from); i >= 0;
+	     i = spm_model_find_write(e->m, xcc, SPM_R_MC_CNTL, i + 1))
+		if ((e->m->log[i].val & e->m->l->vmid_mask) != vmid)
+			return false;
+	return true;
+}
+
 /* Nothing the RLC model counts as a hardware error happened */
 static void expect_clean(struct kunit *test, struct spm_env *e, unsigned int n)
 {
@@ -94,6 +106,9 @@ static void expect_clean(struct kunit *test, struct spm_env *e, unsigned int n)
 		struct spm_model_xcc *x = &e->m->x[i];
 
 		KUNIT_EXPECT_EQ_MSG(test, x->vmfaults, 0, "xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, x->unknown_ctx, 0, "xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, x->vmid0, 0, "xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, x->freed, 0, "xcc %u", i);
 		KUNIT_EXPECT_EQ_MSG(test, x->stray, 0, "xcc %u", i);
 		KUNIT_EXPECT_EQ_MSG(test, x->reprogrammed, 0, "xcc %u", i);
 		KUNIT_EXPECT_EQ_MSG(test, x->irqs, 0, "xcc %u", i);
@@ -105,8 +120,8 @@ static void expect_clean(struct kunit *test, struct spm_env *e, unsigned int n)
 
 /*
  * After ACQUIRE every XCC of the partition is stopped, points at its own
- * ring, and selects VMID 0 (the ring is reached through GART); the VMID is
- * written only after the ring base, and nothing is reprogrammed running.
+ * ring, and selects the SPM VMID; the VMID is written only after the ring
+ * base, and nothing is reprogrammed running.
  */
 static void spm_hw_acquire_programs(struct kunit *test)
 {
@@ -129,15 +144,18 @@ static void spm_hw_acquire_programs(struct kunit *test)
 		for (j = 0; j < i; j++)
 			KUNIT_EXPECT_NE(test, bases[i], bases[j]);
 		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_SIZE), SZ_64K);
-		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask, 0);
+		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+				SPM_MODEL_VMID);
 		KUNIT_EXPECT_NE(test, spm_state(e, i), SPM_MODEL_START_COUNTING);
 		/* The interrupt is left off: it comes with the stall erratum */
 		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_INT_CNTL), 0);
 		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_THRESHOLD), U32_MAX);
-		/* Stopped before the ring changes, the VMID after the ring */
+		/* Stopped before the ring changes; SPM_VMID only ever the SPM VMID */
 		KUNIT_EXPECT_GE(test, stop, 0);
 		KUNIT_EXPECT_GT(test, base, stop);
-		KUNIT_EXPECT_GT(test, vmid, base);
+		if (vmid >= 0)
+			KUNIT_EXPECT_GT(test, vmid, base);
+		KUNIT_EXPECT_TRUE(test, vmid_writes_only(e, i, 0, SPM_MODEL_VMID));
 		/* RLC_CLK_CNTL belongs to RLC resume and fini (see the hooks) */
 		KUNIT_EXPECT_LT(test, spm_model_find_write(e->m, i, SPM_R_CLK_CNTL, 0), 0);
 	}
@@ -207,13 +225,15 @@ static void spm_hw_release_gives_back(struct kunit *test)
 		int base = spm_model_find_write(e->m, i, SPM_R_BASE_LO, 0);
 
 		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
-				AMDGPU_SPM_VMID_NONE);
+				SPM_MODEL_VMID);
 		KUNIT_EXPECT_EQ(test, ring_base(e, i), 0);
 		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_SIZE), 0);
 		KUNIT_EXPECT_NE(test, spm_state(e, i), SPM_MODEL_START_COUNTING);
 		KUNIT_EXPECT_GE(test, stop, 0);
-		KUNIT_EXPECT_GT(test, vmid, stop);
-		KUNIT_EXPECT_GT(test, base, vmid);
+		KUNIT_EXPECT_GT(test, base, stop);
+		if (vmid >= 0)
+			KUNIT_EXPECT_GT(test, vmid, stop);
+		KUNIT_EXPECT_TRUE(test, vmid_writes_only(e, i, 0, SPM_MODEL_VMID));
 		KUNIT_EXPECT_LT(test, spm_model_find_write(e->m, i, SPM_R_CLK_CNTL, 0), 0);
 		/* A profiler that starts counting again streams nowhere */
 		spm_model_profiler_start(e->m, i, SAMPLE);
@@ -501,7 +521,8 @@ static void wait_programmed(struct kunit *test, struct spm_env *e, unsigned int 
 	do {
 		for (i = 0; i < n; i++)
 			if (!ring_base(e, i) ||
-			    (reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask))
+			    (reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask) !=
+			    SPM_MODEL_VMID)
 				break;
 		if (i == n)
 			break;
@@ -605,8 +626,9 @@ static void spm_hw_resume_reprograms(struct kunit *test)
 }
 
 /*
- * RLC init and resume write SPM_VMID 0xf; while the profiler owns an XCC
- * they leave it alone.
+ * While the profiler owns an XCC, RLC resume writes nothing but the SPM
+ * VMID into SPM_VMID, and graphics (update_spm_vmid) nothing at all;
+ * without an acquisition graphics may write it.
  */
 static void spm_hw_rlc_resume_keeps_vmid(struct kunit *test)
 {
@@ -619,6 +641,12 @@ static void spm_hw_rlc_resume_keeps_vmid(struct kunit *test)
 	nlog = e->m->nlog;
 	adev->in_suspend = true;	/* keep the worker off meanwhile */
 	KUNIT_ASSERT_EQ(test, adev->gfx.rlc.funcs->resume(adev), 0);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_TRUE(test, vmid_writes_only(e, i, nlog, SPM_MODEL_VMID));
+		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+				SPM_MODEL_VMID);
+	}
+	nlog = e->m->nlog;
 	if (adev->gfx.rlc.funcs->update_spm_vmid)
 		adev->gfx.rlc.funcs->update_spm_vmid(adev, NULL, 0xf);
 	for (i = 0; i < n; i++)
@@ -634,8 +662,8 @@ static void spm_hw_rlc_resume_keeps_vmid(struct kunit *test)
 }
 
 /*
- * RLC resume parks SPM_VMID at 0xf on every XCC (its reset value is 0,
- * gc_9_0_default.h), and on GC 9.4.3 switches the SPM clock on.
+ * RLC resume parks SPM_VMID at the SPM VMID on every XCC (its reset value
+ * is 0, gc_9_0_default.h), and on GC 9.4.3 switches the SPM clock on.
  */
 static void spm_hw_resume_parks_vmid(struct kunit *test)
 {
@@ -648,7 +676,7 @@ static void spm_hw_resume_parks_vmid(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, e->adev->gfx.rlc.funcs->resume(e->adev), 0);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
-				    AMDGPU_SPM_VMID_NONE, "xcc %u", i);
+				    SPM_MODEL_VMID, "xcc %u", i);
 		if (e->m->l->clk_mask)
 			KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_CLK_CNTL) & e->m->l->clk_mask,
 					e->m->l->clk_mask);
@@ -708,9 +736,8 @@ static int releaser_fn(void *data)
 
 /*
  * RELEASE right after a GPU reset, before the worker programmed the rings
- * again: the RLC came back with SPM_VMID 0 (its reset value; resume leaves
- * it alone while the profiler owns it), so release must still stop the
- * hardware and park SPM_VMID before it frees the rings.
+ * again: RLC resume parked every XCC on the empty table, and release must
+ * still stop the hardware and give it back before it frees the rings.
  */
 static void spm_hw_release_after_reset(struct kunit *test)
 {
@@ -743,7 +770,7 @@ static void spm_hw_release_after_reset(struct kunit *test)
 		KUNIT_EXPECT_GE(test,
 				spm_model_find_write(e->m, i, SPM_R_CP_PERFMON_CNTL, nlog), 0);
 		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
-				    AMDGPU_SPM_VMID_NONE, "xcc %u", i);
+				    SPM_MODEL_VMID, "xcc %u", i);
 		KUNIT_EXPECT_EQ(test, ring_base(e, i), 0);
 	}
 	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
@@ -822,7 +849,7 @@ static void spm_hw_release_unplugged(struct kunit *test)
 	drm->unplugged = false;
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
-				AMDGPU_SPM_VMID_NONE);
+				SPM_MODEL_VMID);
 		KUNIT_EXPECT_EQ(test, ring_base(e, i), 0);
 	}
 	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
@@ -855,11 +882,12 @@ static void spm_hw_tamper_programmed(struct kunit *test)
 	amdgpu_spm_backstop_ms = 5;
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	spm_model_write(e->m, n - 1, SPM_R_BASE_LO, 0x1000);
-	for (tries = 0; tries < 200 && (reg(e, 0, SPM_R_MC_CNTL) & e->m->l->vmid_mask) !=
-	     AMDGPU_SPM_VMID_NONE; tries++)
+	/* The whole partition is given back: XCC 0's ring goes too */
+	for (tries = 0; tries < 200 && ring_base(e, 0); tries++)
 		usleep_range(5000, 6000);
+	KUNIT_EXPECT_EQ(test, ring_base(e, 0), 0);
 	KUNIT_EXPECT_EQ(test, reg(e, 0, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
-			AMDGPU_SPM_VMID_NONE);
+			SPM_MODEL_VMID);
 	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), -EIO);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 
@@ -926,28 +954,42 @@ static void spm_hw_vmid_gate(struct kunit *test)
 	adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, 9);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
-				    AMDGPU_SPM_VMID_NONE, "idle, sdma ring, xcc %u", i);
+				    SPM_MODEL_VMID, "idle, sdma ring, xcc %u", i);
+	/*
+	 * A kernel job's VMID is 0, the GART; after a reset its flush
+	 * programs SPM_VMID too: the SPM VMID goes there instead
+	 */
+	ring.funcs = &compute_ring_funcs;
+	for (i = 0; i < n; i++) {
+		ring.xcc_id = i;
+		adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, 0);
+		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+				    SPM_MODEL_VMID, "kernel job, xcc %u", i);
+	}
 
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, p1, AMDGPU_SPM_OP_ACQUIRE), 0);
 	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
-				i == owned ? 0 : 0xf);
+				SPM_MODEL_VMID);
 
 	ring.funcs = &compute_ring_funcs;
 	for (i = 0; i < n; i++) {
 		ring.xcc_id = i;
 		adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, 5);
 		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
-				    i == owned ? 0 : 5, "compute ring of xcc %u", i);
+				    i == owned ? SPM_MODEL_VMID : 5,
+				    "compute ring of xcc %u", i);
 	}
 	ring.funcs = &sdma_ring_funcs;
 	ring.xcc_id = 0;
 	for (i = 0; i < n; i++)
-		spm_model_write(e->m, i, SPM_R_MC_CNTL, i == owned ? 0 : 7);
+		spm_model_write(e->m, i, SPM_R_MC_CNTL,
+				i == owned ? SPM_MODEL_VMID : 7);
 	adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, 9);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
-				    i == owned ? 0 : 7, "sdma ring, xcc %u", i);
+				    i == owned ? SPM_MODEL_VMID : 7,
+				    "sdma ring, xcc %u", i);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, p1, AMDGPU_SPM_OP_RELEASE), 0);
 	adev->xcp_mgr = NULL;
 }
@@ -970,11 +1012,12 @@ static void spm_hw_tamper_stops(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, SZ_64K, 0, NULL), 0);
 	spm_model_profiler_start(e->m, 0, SAMPLE);
 	spm_model_write(e->m, 0, SPM_R_BASE_LO, 0x1000);
-	for (i = 0; i < 200 && (reg(e, 0, SPM_R_MC_CNTL) & e->m->l->vmid_mask) !=
-	     AMDGPU_SPM_VMID_NONE; i++)
+	/* Given back: no ring (the base is not 0 before) */
+	for (i = 0; i < 200 && ring_base(e, 0); i++)
 		usleep_range(5000, 6000);
+	KUNIT_EXPECT_EQ(test, ring_base(e, 0), 0);
 	KUNIT_EXPECT_EQ(test, reg(e, 0, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
-			AMDGPU_SPM_VMID_NONE);
+			SPM_MODEL_VMID);
 	KUNIT_EXPECT_NE(test, spm_state(e, 0), SPM_MODEL_START_COUNTING);
 	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, buf, SZ_64K, 0, NULL), -EIO);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);

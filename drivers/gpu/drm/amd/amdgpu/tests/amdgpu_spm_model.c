@@ -21,12 +21,29 @@
  *   gfx_v9_4_3.c sets it before SPM runs, and the v3 posting moved it to
  *   RLC resume); on GC 9.4.1/9.4.2 nothing says a clock bit
  *   is needed, and the model needs none.
- * - It writes to RLC_SPM_PERFMON_RING_BASE through SPM_VMID: the ring is a
- *   GART address, so any VMID but 0 is a VM fault or a write into another
- *   process's VM (2020 amd-gfx thread "Add a chunk ID for spm trace": a
- *   stale SPM_VMID causes VM faults). A base that is no ring the driver
- *   allocated is a stray write into memory. With no ring at all (base and
- *   size 0, the reset values) the model writes nothing: not known.
+ * - It writes to RLC_SPM_PERFMON_RING_BASE through the VM context that
+ *   SPM_VMID selects (2020 amd-gfx thread "Add a chunk ID for spm trace": a
+ *   stale SPM_VMID causes VM faults). Through VMID 0 the base is a GART
+ *   address: the model knows the GART addresses of the rings, and any
+ *   other is a stray write. Through any other VMID the model walks that
+ *   VMID's GFXHUB context (VM_CONTEXTn_* of the GC headers, n strides of
+ *   context 1 minus context 0 as gfxhub_v1_0/gfxhub_v1_2 step them): only
+ *   an enabled flat table (PAGE_TABLE_DEPTH and BLOCK_SIZE 0, as gfxhub
+ *   sets up context 0, the GART) is walked; anything else (what gfxhub
+ *   leaves after a reset: depth of the VM manager, retry per GC version) is
+ *   counted as unknown and writes nothing. The table base is a PDE
+ *   (amdgpu_gmc_pd_addr(): address bits 47:12, VALID); entry i translates
+ *   page START + i; a page outside START..END or a PTE without VALID,
+ *   SYSTEM and WRITEABLE (amdgpu_vm.h; address bits as
+ *   amdgpu_gmc_set_pte_pde() writes them) faults and writes nothing. A PTE
+ *   whose address is no ring page is a stray write; one that leads to a
+ *   freed ring is counted as such. The walker reads what the GPU sees of
+ *   the table: the CPU's writes to VRAM once the HDP is flushed
+ *   (amdgpu_gart_invalidate_tlb() flushes it before the TLB), and once a
+ *   page was walked, the hub keeps the translation until its VMID's TLB is
+ *   flushed on that hub (the most a TLB may keep: nothing bounds its
+ *   size). With no ring at all (base and size 0, the reset values) the
+ *   model writes nothing: not known.
  * - Ring mode 0 never stalls and overwrites (Mesa ac_spm.c). Ring mode 3
  *   stalls when full and interrupts at RLC_SPM_SEGMENT_THRESHOLD segments,
  *   but before GC 12 it stalls at the threshold too ("workaround for hw
@@ -72,6 +89,13 @@
 #define SPM_MODEL_OTHER		(8 * SPM_MODEL_INST_DW)
 #define SPM_MODEL_NREGS		(SPM_MODEL_OTHER + 0x8000)
 #define SPM_MODEL_GPU_BASE	0x700000000000ULL
+/* Fake DMA addresses of ring pages, and VRAM addresses of page tables */
+#define SPM_MODEL_DMA_BASE	0x100000000ULL
+#define SPM_MODEL_VRAM_BASE	0x8000000000ULL
+/* Address bits of a PTE or PDE: amdgpu_gmc_set_pte_pde() */
+#define SPM_MODEL_PTE_ADDR	0x0000FFFFFFFFF000ULL
+#define SPM_MODEL_PTE_NEED	(AMDGPU_PTE_VALID | AMDGPU_PTE_SYSTEM | \
+				 AMDGPU_PTE_WRITEABLE)
 
 /* Tests run one at a time: the device's accessors find the model here */
 static struct spm_model *spm_model_cur;
@@ -230,6 +254,8 @@ static int spm_model_ring_alloc(struct amdgpu_device *adev, u32 xcc, u32 size,
 	 */
 	struct completion *gate = READ_ONCE(m->alloc_gate);
 	unsigned long flags;
+	dma_addr_t *pages;
+	u32 p;
 	u8 *cpu;
 	int i;
 
@@ -242,6 +268,11 @@ static int spm_model_ring_alloc(struct amdgpu_device *adev, u32 xcc, u32 size,
 	cpu = vzalloc(size);
 	if (!cpu)
 		return -ENOMEM;
+	pages = kvmalloc_array(size / PAGE_SIZE, sizeof(*pages), GFP_KERNEL);
+	if (!pages) {
+		vfree(cpu);
+		return -ENOMEM;
+	}
 	/* What the RLC never wrote is not zero, so that reading it shows */
 	memset(cpu, 0xa5, size);
 	spin_lock_irqsave(&m->lock, flags);
@@ -249,18 +280,32 @@ static int spm_model_ring_alloc(struct amdgpu_device *adev, u32 xcc, u32 size,
 		;
 	if (i == SPM_MODEL_MAX_RINGS) {
 		spin_unlock_irqrestore(&m->lock, flags);
+		kvfree(pages);
 		vfree(cpu);
 		return -ENOMEM;
 	}
+	/* DMA addresses never reused, so that a stale PTE shows */
+	for (p = 0; p < size / PAGE_SIZE; p++)
+		pages[p] = m->next_dma + (u64)p * PAGE_SIZE;
 	m->rings[i] = (struct spm_model_ring){
 		.gpu = SPM_MODEL_GPU_BASE + (u64)i * SZ_256M,
+		.dma = m->next_dma, .pages = pages,
 		.cpu = cpu, .size = size, .live = true,
 	};
+	m->next_dma += size + SZ_1M;
 	m->allocs++;
 	spin_unlock_irqrestore(&m->lock, flags);
 	ring->cpu_addr = cpu;
-	ring->gpu_addr = m->rings[i].gpu;
 	ring->size = size;
+	ring->dma_addr = pages;
+	/*
+	 * What amdgpu_ttm_tt_pte_flags() gives a cached GTT BO on gmc_v9_0:
+	 * valid, system, snooped, readable, writeable, and of the GART's own
+	 * flags executable (its MTYPE the model does not look at)
+	 */
+	ring->pte_flags = AMDGPU_PTE_VALID | AMDGPU_PTE_SYSTEM |
+			  AMDGPU_PTE_SNOOPED | AMDGPU_PTE_READABLE |
+			  AMDGPU_PTE_WRITEABLE | AMDGPU_PTE_EXECUTABLE;
 	ring->priv = &m->rings[i];
 	return 0;
 }
@@ -281,9 +326,126 @@ static void spm_model_ring_free(struct amdgpu_device *adev, u32 xcc,
 			m->x[i].ring = -1;
 	spin_unlock_irqrestore(&m->lock, flags);
 	vfree(mr->cpu);
+	kvfree(mr->pages);
+	/* Its DMA addresses stay known, to tell a write into a freed ring */
 	mr->cpu = NULL;
+	mr->pages = NULL;
 	ring->cpu_addr = NULL;
+	ring->dma_addr = NULL;
 }
+
+/* ---- page tables: amdgpu_spm_pt_alloc_vram() and _free_vram() ---- */
+
+static int spm_model_pt_alloc(struct amdgpu_device *adev, u32 size,
+			      struct amdgpu_spm_pt *pt)
+{
+	struct spm_model *m = spm_model_cur;
+	unsigned long flags;
+	u64 *cpu, *gpu;
+	int i;
+
+	if (m->fail_pt) {
+		m->fail_pt = false;
+		return -ENOMEM;
+	}
+	cpu = vmalloc(size);
+	gpu = vmalloc(size);
+	if (!cpu || !gpu) {
+		vfree(cpu);
+		vfree(gpu);
+		return -ENOMEM;
+	}
+	/* VRAM is not cleared: what was there looks like valid PTEs */
+	memset(cpu, 0xff, size);
+	memset(gpu, 0xff, size);
+	spin_lock_irqsave(&m->lock, flags);
+	for (i = 0; i < SPM_MODEL_MAX_PTS && m->pts[i].live; i++)
+		;
+	if (i == SPM_MODEL_MAX_PTS) {
+		spin_unlock_irqrestore(&m->lock, flags);
+		vfree(cpu);
+		vfree(gpu);
+		return -ENOMEM;
+	}
+	m->pts[i] = (struct spm_model_pt){
+		.addr = SPM_MODEL_VRAM_BASE + (u64)i * SZ_64M,
+		.cpu = cpu, .gpu = gpu, .n = size / sizeof(u64), .live = true,
+	};
+	spin_unlock_irqrestore(&m->lock, flags);
+	pt->cpu = cpu;
+	/* amdgpu_gmc_pd_addr() of a VRAM BO: its address, VALID */
+	pt->pd_addr = m->pts[i].addr | AMDGPU_PTE_VALID;
+	pt->priv = &m->pts[i];
+	return 0;
+}
+
+static void spm_model_pt_free(struct amdgpu_device *adev,
+			      struct amdgpu_spm_pt *pt)
+{
+	struct spm_model *m = spm_model_cur;
+	struct spm_model_pt *mp = pt->priv;
+	unsigned long flags;
+	u64 *cpu, *gpu;
+
+	spin_lock_irqsave(&m->lock, flags);
+	cpu = mp->cpu;
+	gpu = mp->gpu;
+	*mp = (struct spm_model_pt){};
+	spin_unlock_irqrestore(&m->lock, flags);
+	vfree(cpu);
+	vfree(gpu);
+	pt->priv = NULL;
+	pt->cpu = NULL;
+}
+
+/* amdgpu_device_flush_hdp(): the CPU's writes to VRAM reach the GPU */
+static void spm_model_flush_hdp(struct amdgpu_device *adev,
+				struct amdgpu_ring *ring)
+{
+	struct spm_model *m = spm_model_cur;
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&m->lock, flags);
+	for (i = 0; i < SPM_MODEL_MAX_PTS; i++)
+		if (m->pts[i].live)
+			memcpy(m->pts[i].gpu, m->pts[i].cpu,
+			       m->pts[i].n * sizeof(u64));
+	m->hdp_flushes++;
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+static void spm_model_tlb_drop(struct spm_model_xcc *x)
+{
+	kfree(x->tlb);
+	x->tlb = NULL;
+	x->tlb_valid = false;
+	x->tlb_gen++;
+}
+
+/* gmc_v9_0_flush_gpu_tlb(): hub n is logical XCC n (AMDGPU_GFXHUB()) */
+static void spm_model_flush_tlb(struct amdgpu_device *adev, u32 vmid,
+				u32 vmhub, u32 flush_type)
+{
+	struct spm_model *m = spm_model_cur;
+	unsigned long flags;
+
+	if (vmhub >= AMDGPU_SPM_MAX_XCC)
+		return;
+	spin_lock_irqsave(&m->lock, flags);
+	if (m->x[vmhub].tlb_valid && m->x[vmhub].tlb_vmid == vmid)
+		spm_model_tlb_drop(&m->x[vmhub]);
+	m->tlb_flushes++;
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+static const struct amdgpu_gmc_funcs spm_model_gmc_funcs = {
+	.flush_gpu_tlb = spm_model_flush_tlb,
+};
+
+static const struct amdgpu_asic_funcs spm_model_asic_funcs = {
+	.flush_hdp = spm_model_flush_hdp,
+};
 
 /* ---- the RLC ---- */
 
@@ -295,6 +457,179 @@ static int spm_model_ring_at(struct spm_model *m, u64 gpu)
 		if (m->rings[i].live && m->rings[i].gpu == gpu)
 			return i;
 	return -1;
+}
+
+/* A register of the VM context of @vmid; called with m->lock held */
+static u32 spm_model_ctx_get(struct spm_model *m, u32 xcc, u32 vmid,
+			     enum spm_model_reg r)
+{
+	const struct spm_model_layout *l = m->l;
+	u32 stride = r == SPM_R_VM_CNTL ? l->off[SPM_R_VM_CNTL1] - l->off[SPM_R_VM_CNTL] :
+		     l->off[SPM_R_VM_PTB1_LO] - l->off[SPM_R_VM_PTB_LO];
+
+	return m->regs[spm_model_addr(m, xcc, r) + vmid * stride];
+}
+
+static u64 spm_model_ctx_get64(struct spm_model *m, u32 xcc, u32 vmid,
+			       enum spm_model_reg lo)
+{
+	return (u64)spm_model_ctx_get(m, xcc, vmid, lo + 1) << 32 |
+	       spm_model_ctx_get(m, xcc, vmid, lo);
+}
+
+/* Walk the context of @vmid into the XCC's TLB; called with m->lock held */
+static void spm_model_tlb_fill(struct spm_model *m, u32 xcc, u32 vmid)
+{
+	const struct spm_model_layout *l = m->l;
+	struct spm_model_xcc *x = &m->x[xcc];
+	u32 cntl = spm_model_ctx_get(m, xcc, vmid, SPM_R_VM_CNTL);
+	u64 ptb = spm_model_ctx_get64(m, xcc, vmid, SPM_R_VM_PTB_LO);
+	u64 start = spm_model_ctx_get64(m, xcc, vmid, SPM_R_VM_START_LO);
+	u64 end = spm_model_ctx_get64(m, xcc, vmid, SPM_R_VM_END_LO);
+	struct spm_model_pt *pt = NULL;
+	unsigned int i;
+
+	spm_model_tlb_drop(x);
+	x->tlb_valid = true;
+	x->tlb_vmid = vmid;
+	x->tlb_bad = 0;
+	x->tlb_retry = cntl & l->vm_retry_mask;
+	if (!(cntl & l->vm_enable_mask) || (cntl & l->vm_depth_mask) ||
+	    (cntl & l->vm_block_mask)) {
+		x->tlb_bad = SPM_MODEL_XL_UNKNOWN;
+		return;
+	}
+	for (i = 0; i < SPM_MODEL_MAX_PTS; i++)
+		if (m->pts[i].live && (ptb & AMDGPU_PTE_VALID) &&
+		    m->pts[i].addr == (ptb & SPM_MODEL_PTE_ADDR))
+			pt = &m->pts[i];
+	/* No table of ours: a VM of graphics or KFD, or nothing */
+	if (!pt || end < start) {
+		x->tlb_bad = SPM_MODEL_XL_FAULT;
+		return;
+	}
+	/* Entries past the table's memory are not modelled: they fault */
+	x->tlb_n = min_t(u64, end - start + 1, pt->n);
+	x->tlb_start = start;
+	x->tlb = kmemdup(pt->gpu, x->tlb_n * sizeof(u64), GFP_ATOMIC);
+	if (!x->tlb)
+		x->tlb_bad = SPM_MODEL_XL_UNKNOWN;
+}
+
+/* The DMA address GPU page @page of @vmid translates to, or why not */
+static int spm_model_xlate_page(struct spm_model *m, u32 xcc, u32 vmid,
+				u64 page, u64 *dma)
+{
+	struct spm_model_xcc *x = &m->x[xcc];
+	u64 pte;
+
+	if (!x->tlb_valid || x->tlb_vmid != vmid)
+		spm_model_tlb_fill(m, xcc, vmid);
+	if (x->tlb_bad)
+		return x->tlb_bad;
+	if (page < x->tlb_start || page - x->tlb_start >= x->tlb_n)
+		return SPM_MODEL_XL_FAULT;
+	pte = x->tlb[page - x->tlb_start];
+	if ((pte & SPM_MODEL_PTE_NEED) != SPM_MODEL_PTE_NEED)
+		return SPM_MODEL_XL_FAULT;
+	*dma = pte & SPM_MODEL_PTE_ADDR;
+	return 0;
+}
+
+/* The ring slot whose pages hold DMA address @dma, or -1 */
+static int spm_model_ring_of_dma(struct spm_model *m, u64 dma)
+{
+	int i;
+
+	for (i = 0; i < SPM_MODEL_MAX_RINGS; i++)
+		if (m->rings[i].dma && dma >= m->rings[i].dma &&
+		    dma < m->rings[i].dma + m->rings[i].size)
+			return i;
+	return -1;
+}
+
+/*
+ * The ring that @size bytes at @base in @vmid are, page for page from its
+ * start, or a negative SPM_MODEL_XL_*; called with m->lock held
+ */
+static int spm_model_xlate_ring(struct spm_model *m, u32 xcc, u32 vmid,
+				u64 base, u32 size)
+{
+	struct spm_model_xcc *x = &m->x[xcc];
+	u64 page = base >> AMDGPU_GPU_PAGE_SHIFT, dma = 0;
+	u32 n = DIV_ROUND_UP(size, AMDGPU_GPU_PAGE_SIZE), j;
+	int ring = -1, r = 0;
+
+	if (x->tlb_valid && x->tlb_vmid == vmid && x->xl_gen == x->tlb_gen &&
+	    x->xl_base == base && x->xl_size == size)
+		return x->xl_ring;
+	for (j = 0; j < n && !r; j++) {
+		int i;
+
+		r = spm_model_xlate_page(m, xcc, vmid, page + j, &dma);
+		if (r)
+			break;
+		i = spm_model_ring_of_dma(m, dma);
+		if (i < 0 || (base & AMDGPU_GPU_PAGE_MASK) ||
+		    dma != m->rings[i].dma + (u64)j * AMDGPU_GPU_PAGE_SIZE ||
+		    (j && i != ring))
+			r = SPM_MODEL_XL_STRAY;
+		else if (!m->rings[i].live)
+			r = SPM_MODEL_XL_FREED;
+		ring = i;
+	}
+	x->xl_gen = x->tlb_gen;
+	x->xl_base = base;
+	x->xl_size = size;
+	x->xl_ring = r ? r : ring;
+	return x->xl_ring;
+}
+
+/**
+ * spm_model_ctx_read - a register of a VM context of the GFXHUB of an XCC
+ * @m: the model
+ * @xcc: logical XCC
+ * @vmid: the context
+ * @r: one of SPM_R_VM_*
+ *
+ * Return: its value.
+ */
+u32 spm_model_ctx_read(struct spm_model *m, u32 xcc, u32 vmid,
+		       enum spm_model_reg r)
+{
+	unsigned long flags;
+	u32 v;
+
+	spin_lock_irqsave(&m->lock, flags);
+	v = spm_model_ctx_get(m, xcc, vmid, r);
+	spin_unlock_irqrestore(&m->lock, flags);
+	return v;
+}
+
+/**
+ * spm_model_translate - what the hub of an XCC makes of an address
+ * @m: the model
+ * @xcc: logical XCC
+ * @vmid: VMID
+ * @va: GPU address
+ * @dma: the DMA address it reaches, if it does
+ *
+ * Walks as a sample would (and so fills the TLB).
+ *
+ * Return: 0 with @dma set, or a negative SPM_MODEL_XL_* value.
+ */
+int spm_model_translate(struct spm_model *m, u32 xcc, u32 vmid, u64 va,
+			u64 *dma)
+{
+	unsigned long flags;
+	int r;
+
+	spin_lock_irqsave(&m->lock, flags);
+	r = spm_model_xlate_page(m, xcc, vmid, va >> AMDGPU_GPU_PAGE_SHIFT, dma);
+	spin_unlock_irqrestore(&m->lock, flags);
+	if (!r)
+		*dma += va & AMDGPU_GPU_PAGE_MASK;
+	return r;
 }
 
 /* One sample of @xcc, or why not; called with m->lock held */
@@ -328,20 +663,33 @@ static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
 		x->dropped += sample;
 		return false;
 	}
-	/*
-	 * Through any VMID but 0 the base is an address in that VM, not in
-	 * the GART: whatever it holds (the driver programs the ring while
-	 * SPM_VMID is parked), the write is that VM's, a fault or worse.
-	 */
-	if (vmid) {
-		x->vmfaults++;
-		x->dropped += sample;
-		return false;
+	if (!vmid) {
+		/* The GART: the rings' GART addresses, anything else is stray */
+		x->vmid0++;
+		ring = spm_model_ring_at(m, base);
+	} else {
+		ring = spm_model_xlate_ring(m, xcc, vmid, base, size);
 	}
-	ring = spm_model_ring_at(m, base);
+	switch (ring) {
+	case SPM_MODEL_XL_FAULT:
+		x->vmfaults++;
+		if (x->tlb_retry)
+			x->retry_faults++;
+		break;
+	case SPM_MODEL_XL_UNKNOWN:
+		x->unknown_ctx++;
+		break;
+	case SPM_MODEL_XL_FREED:
+		x->freed++;
+		break;
+	default:
+		if (ring < 0 || size <= AMDGPU_SPM_RING_HDR_SIZE ||
+		    size > m->rings[ring].size)
+			x->stray++;
+		break;
+	}
 	if (ring < 0 || size <= AMDGPU_SPM_RING_HDR_SIZE ||
 	    size > m->rings[ring].size) {
-		x->stray++;
 		x->dropped += sample;
 		return false;
 	}
@@ -456,13 +804,39 @@ void spm_model_profiler_start(struct spm_model *m, u32 xcc, u32 sample)
 			v | (SPM_MODEL_START_COUNTING << l->state_shift));
 }
 
+/*
+ * The VM contexts 1-15 of an XCC as gfxhub's GART enable leaves them
+ * (gfxhub_v1_0/gfxhub_v1_2 setup_vmid_config()): enabled, the VM manager's
+ * depth (3 for 48-bit GPUVM), retry where gfxhub forces it; their page
+ * table bases at the reset value 0; no TLB entry left
+ */
+static void spm_model_reset_vm_locked(struct spm_model *m, u32 xcc)
+{
+	const struct spm_model_layout *l = m->l;
+	u32 stride = l->off[SPM_R_VM_CNTL1] - l->off[SPM_R_VM_CNTL];
+	u32 astride = l->off[SPM_R_VM_PTB1_LO] - l->off[SPM_R_VM_PTB_LO];
+	u32 vmid, r;
+
+	for (vmid = 1; vmid < AMDGPU_NUM_VMID; vmid++) {
+		m->regs[spm_model_addr(m, xcc, SPM_R_VM_CNTL) + vmid * stride] =
+			l->vm_enable_mask | ((3 << l->vm_depth_shift) & l->vm_depth_mask) |
+			(l->vm_retry_reset ? l->vm_retry_mask : 0);
+		for (r = SPM_R_VM_PTB_LO; r <= SPM_R_VM_END_HI; r++)
+			if (r != SPM_R_VM_PTB1_LO)
+				m->regs[spm_model_addr(m, xcc, r) + vmid * astride] = 0;
+		m->regs[spm_model_addr(m, xcc, SPM_R_VM_END_LO) + vmid * astride] =
+			U32_MAX;
+	}
+	spm_model_tlb_drop(&m->x[xcc]);
+}
+
 /**
  * spm_model_reset - the GPU was reset: SPM registers at their reset values
  * @m: the model
  *
  * The reset values of the layout (gc_9_0_default.h: RLC_SPM_MC_CNTL 0, so
- * SPM_VMID 0; RLC_CLK_CNTL 0x3), everything else 0. RLC resume then parks
- * SPM_VMID at %AMDGPU_SPM_VMID_NONE.
+ * SPM_VMID 0; RLC_CLK_CNTL 0x3), everything else 0, and the VM contexts
+ * as gfxhub's GART enable leaves them. RLC resume then parks SPM_VMID.
  */
 void spm_model_reset(struct spm_model *m)
 {
@@ -477,8 +851,46 @@ void spm_model_reset(struct spm_model *m)
 		m->regs[spm_model_addr(m, i, SPM_R_CLK_CNTL)] = m->l->clk_cntl_default;
 		m->x[i].streaming = false;
 		m->x[i].w.pos = 0;
+		spm_model_reset_vm_locked(m, i);
 	}
 	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/**
+ * spm_model_lose_vram - a reset lost the contents of VRAM
+ * @m: the model
+ *
+ * What amdgpu_device_check_vram_lost() reports: every page table (VRAM
+ * BOs) holds anything afterwards, here what looks like valid PTEs.
+ */
+void spm_model_lose_vram(struct spm_model *m)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&m->lock, flags);
+	for (i = 0; i < SPM_MODEL_MAX_PTS; i++) {
+		if (!m->pts[i].live)
+			continue;
+		memset(m->pts[i].cpu, 0xff, m->pts[i].n * sizeof(u64));
+		memset(m->pts[i].gpu, 0xff, m->pts[i].n * sizeof(u64));
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/**
+ * spm_model_live_pts - page tables allocated and not freed
+ * @m: the model
+ *
+ * Return: their number.
+ */
+unsigned int spm_model_live_pts(struct spm_model *m)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < SPM_MODEL_MAX_PTS; i++)
+		n += m->pts[i].live;
+	return n;
 }
 
 u32 spm_model_read(struct spm_model *m, u32 xcc, enum spm_model_reg r)
@@ -532,8 +944,18 @@ static void spm_model_fini(void *data)
 	unsigned int i;
 
 	amdgpu_spm_fini(m->adev);
-	for (i = 0; i < SPM_MODEL_MAX_RINGS; i++)
+	/* The driver freed every page table it allocated, the empty one too */
+	KUNIT_EXPECT_EQ(m->test, spm_model_live_pts(m), 0);
+	for (i = 0; i < SPM_MODEL_MAX_RINGS; i++) {
 		vfree(m->rings[i].cpu);
+		kvfree(m->rings[i].pages);
+	}
+	for (i = 0; i < SPM_MODEL_MAX_PTS; i++) {
+		vfree(m->pts[i].cpu);
+		vfree(m->pts[i].gpu);
+	}
+	for (i = 0; i < AMDGPU_SPM_MAX_XCC; i++)
+		kfree(m->x[i].tlb);
 	if (m->adev->reset_domain)
 		amdgpu_reset_put_reset_domain(m->adev->reset_domain);
 	m->adev->reset_domain = NULL;
@@ -565,11 +987,13 @@ struct spm_model *spm_model_create(struct kunit *test,
 
 	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->test = test;
 	m->regs = vzalloc(SPM_MODEL_NREGS * sizeof(u32));
 	KUNIT_ASSERT_NOT_NULL(test, m->regs);
 	m->nregs = SPM_MODEL_NREGS;
 	m->l = l;
 	m->fail_alloc = -1;
+	m->next_dma = SPM_MODEL_DMA_BASE;
 	spin_lock_init(&m->lock);
 	for (i = 0; i < AMDGPU_SPM_MAX_XCC; i++)
 		m->x[i].ring = -1;
@@ -596,6 +1020,10 @@ struct spm_model *spm_model_create(struct kunit *test,
 	adev->ip_map.logical_to_dev_mask = spm_model_l2d_mask;
 	adev->ip_versions[GC_HWIP][0] = l->ip_version;
 	adev->gfx.xcc_mask = GENMASK(nxcc - 1, 0);
+	/* gmc_v9_0_sw_init(): KFD's VMIDs start at 3 on GC 9.4.1-9.4.4 */
+	adev->vm_manager.first_kfd_vmid = 3;
+	adev->gmc.gmc_funcs = &spm_model_gmc_funcs;
+	adev->asic_funcs = &spm_model_asic_funcs;
 	/* gmc_v9_0's default GART size for these parts */
 	adev->gmc.gart_size = SZ_512M;
 	adev->firmware.load_type = AMDGPU_FW_LOAD_PSP;
@@ -608,6 +1036,8 @@ struct spm_model *spm_model_create(struct kunit *test,
 	/* Before the teardown action: cleanup runs last first */
 	kunit_activate_static_stub(test, amdgpu_spm_ring_alloc_gtt, spm_model_ring_alloc);
 	kunit_activate_static_stub(test, amdgpu_spm_ring_free_gtt, spm_model_ring_free);
+	kunit_activate_static_stub(test, amdgpu_spm_pt_alloc_vram, spm_model_pt_alloc);
+	kunit_activate_static_stub(test, amdgpu_spm_pt_free_vram, spm_model_pt_free);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, spm_model_fini, m), 0);
 
 	/* The real IP's early_init installs the SPM hooks */
@@ -778,7 +1208,6 @@ static void spm_env_restore(void *data)
 	struct spm_env *e = data;
 
 	amdgpu_spm_paranoid = e->saved_paranoid;
-	amdgpu_spm_unsafe_vmid0 = e->saved_vmid0;
 	amdgpu_spm_ring_size = e->saved_ring;
 	amdgpu_spm_backstop_ms = e->saved_backstop;
 }
@@ -790,8 +1219,7 @@ static void spm_env_restore(void *data)
  * @nxcc: XCCs
  * @ring_size: amdgpu.spm_ring_size for the test
  *
- * SPM is allowed (amdgpu.spm_unsafe_vmid0=1); module parameters are
- * restored when @test ends.
+ * Module parameters are restored when @test ends.
  *
  * Return: the environment.
  */
@@ -804,11 +1232,9 @@ struct spm_env *spm_env_create(struct kunit *test,
 	e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, e);
 	e->saved_paranoid = amdgpu_spm_paranoid;
-	e->saved_vmid0 = amdgpu_spm_unsafe_vmid0;
 	e->saved_ring = amdgpu_spm_ring_size;
 	e->saved_backstop = amdgpu_spm_backstop_ms;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, spm_env_restore, e), 0);
-	amdgpu_spm_unsafe_vmid0 = true;
 	amdgpu_spm_ring_size = ring_size;
 
 	e->m = spm_model_create(test, l, nxcc);

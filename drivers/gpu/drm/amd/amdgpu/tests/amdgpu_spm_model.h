@@ -34,6 +34,16 @@ enum spm_model_reg {
 	SPM_R_INT_CNTL,		/* RLC_SPM_INT_CNTL */
 	SPM_R_CLK_CNTL,		/* RLC_CLK_CNTL */
 	SPM_R_CP_PERFMON_CNTL,	/* CP_PERFMON_CNTL */
+	/* GFXHUB VM context 0; context n is n strides further (gfxhub_v1_*) */
+	SPM_R_VM_CNTL,		/* VM_CONTEXT0_CNTL */
+	SPM_R_VM_CNTL1,		/* VM_CONTEXT1_CNTL: the stride */
+	SPM_R_VM_PTB_LO,	/* VM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32 */
+	SPM_R_VM_PTB_HI,	/* ..._HI32 */
+	SPM_R_VM_PTB1_LO,	/* VM_CONTEXT1_PAGE_TABLE_BASE_ADDR_LO32: the stride */
+	SPM_R_VM_START_LO,	/* VM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32 */
+	SPM_R_VM_START_HI,	/* ..._HI32 */
+	SPM_R_VM_END_LO,	/* VM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32 */
+	SPM_R_VM_END_HI,	/* ..._HI32 */
 	SPM_R_NUM,
 };
 
@@ -55,6 +65,13 @@ enum spm_model_reg {
  *	it does
  * @lines_mask: RLC_SPM_PERFMON_SEGMENT_SIZE.PERFMON_SEGMENT_SIZE, the lines
  *	of a sample
+ * @vm_enable_mask: VM_CONTEXT1_CNTL.ENABLE_CONTEXT
+ * @vm_depth_mask: VM_CONTEXT1_CNTL.PAGE_TABLE_DEPTH
+ * @vm_depth_shift: its shift
+ * @vm_block_mask: VM_CONTEXT1_CNTL.PAGE_TABLE_BLOCK_SIZE
+ * @vm_retry_mask: VM_CONTEXT1_CNTL.RETRY_PERMISSION_OR_INVALID_PAGE_FAULT
+ * @vm_retry_reset: whether gfxhub sets that bit at every GART enable
+ *	(gfxhub_v1_0 on GC 9.4.2, gfxhub_v1_2 on GC 9.4.3/9.4.4)
  * @mc_cntl_default: reset value of RLC_SPM_MC_CNTL
  * @clk_cntl_default: reset value of RLC_CLK_CNTL
  * @num_xcc: XCCs of the part
@@ -72,10 +89,22 @@ struct spm_model_layout {
 	u32 vmid_mask;
 	u32 clk_mask;
 	u32 lines_mask;
+	u32 vm_enable_mask;
+	u32 vm_depth_mask;
+	u32 vm_depth_shift;
+	u32 vm_block_mask;
+	u32 vm_retry_mask;
+	bool vm_retry_reset;
 	u32 mc_cntl_default;
 	u32 clk_cntl_default;
 	unsigned int num_xcc;
 };
+
+/*
+ * The SPM VMID the tests expect: the first KFD VMID, which gmc_v9_0_sw_init()
+ * sets to 3 on GC 9.4.1-9.4.4 (the model sets it so on the fake device)
+ */
+#define SPM_MODEL_VMID			3
 
 /* CP_PERFMON_STATE of vega10_enum.h */
 #define SPM_MODEL_DISABLE_AND_RESET	0
@@ -89,16 +118,38 @@ struct spm_model_layout {
  * @streaming: SPM_PERFMON_STATE is START_COUNTING
  * @emitted: bytes written into rings
  * @dropped: bytes the RLC did not write (stopped, stalled, no clock...)
- * @vmfaults: samples written with a SPM_VMID other than 0 (the ring is a
- *	GART address: another VMID faults or writes into that VM)
- * @stray: samples written through SPM_VMID 0 (the GART) to an address
- *	that is no ring of the driver's, or spilled past the end of a ring's
- *	memory
+ * @vmfaults: samples whose ring did not translate through the page table
+ *	of SPM_VMID: a page outside the context's range, an invalid or
+ *	read-only PTE, a context with no table the model knows (a VM of
+ *	graphics or KFD); no memory is written
+ * @retry_faults: those of @vmfaults in a context that retries faults (the
+ *	RLC would wait for a fault nobody resolves)
+ * @unknown_ctx: samples through a context the model cannot walk (not
+ *	enabled, or not a flat table: what gfxhub leaves after a reset)
+ * @vmid0: samples attempted while SPM_VMID was 0, the GART
+ * @stray: samples written to memory that is no ring of the driver's:
+ *	through the GART to an address that is no ring, through a PTE to an
+ *	address that is no ring page, a ring base that translates into the
+ *	middle of a ring, or spilled past the end of a ring's memory
+ * @freed: samples whose translation led to a ring page already freed
  * @stalls: samples dropped by a ring-mode stall
  * @irqs: threshold interrupts raised
  * @reprogrammed: writes to the ring or SPM_VMID registers while streaming
  * @unknown_mode: samples attempted in a ring mode no source describes
  * @seq: stream position of the next line
+ * @tlb: the translations the hub holds for @tlb_vmid, from the first walk
+ *	after a flush until the next flush of that VMID (NULL: none)
+ * @tlb_vmid: the VMID @tlb is of
+ * @tlb_start: its first page
+ * @tlb_n: its entries
+ * @tlb_bad: what made the walk fail: 0 none, else a counter to bump
+ * @tlb_valid: @tlb and the fields below hold a walk
+ * @tlb_retry: the context of that walk retries faults
+ * @tlb_gen: bumped whenever @tlb changes
+ * @xl_gen: @tlb_gen of the cached translation below
+ * @xl_base: ring base it is of
+ * @xl_size: ring size it is of
+ * @xl_ring: the ring, or a negative SPM_MODEL_XL_*
  */
 struct spm_model_xcc {
 	struct spm_rlc_ring w;
@@ -107,12 +158,28 @@ struct spm_model_xcc {
 	u64 emitted;
 	u64 dropped;
 	u64 vmfaults;
+	u64 retry_faults;
+	u64 unknown_ctx;
+	u64 vmid0;
 	u64 stray;
+	u64 freed;
 	u64 stalls;
 	u64 irqs;
 	u64 reprogrammed;
 	u64 unknown_mode;
 	u64 seq;
+	u64 *tlb;
+	u32 tlb_vmid;
+	u64 tlb_start;
+	u32 tlb_n;
+	int tlb_bad;
+	bool tlb_valid;
+	bool tlb_retry;
+	u64 tlb_gen;
+	u64 xl_gen;
+	u64 xl_base;
+	u32 xl_size;
+	int xl_ring;
 };
 
 #define SPM_MODEL_MAX_RINGS	32
@@ -120,8 +187,27 @@ struct spm_model_xcc {
 
 struct spm_model_ring {
 	u64 gpu;
+	u64 dma;
+	dma_addr_t *pages;
 	u8 *cpu;
 	u32 size;
+	bool live;
+};
+
+#define SPM_MODEL_MAX_PTS	16
+
+/* How an address translates, when it does not to a ring page */
+#define SPM_MODEL_XL_FAULT	-1	/* a fault: nothing is written */
+#define SPM_MODEL_XL_UNKNOWN	-2	/* a context the model cannot walk */
+#define SPM_MODEL_XL_STRAY	-3	/* memory that is no ring page */
+#define SPM_MODEL_XL_FREED	-4	/* a ring page already freed */
+
+/* A page table in (fake) VRAM: what the CPU wrote, what the GPU sees */
+struct spm_model_pt {
+	u64 addr;
+	u64 *cpu;
+	u64 *gpu;
+	u32 n;
 	bool live;
 };
 
@@ -133,6 +219,7 @@ struct spm_model_write {
 
 /**
  * struct spm_model - the model and the fake register file
+ * @test: the test it belongs to
  * @adev: the device whose register accessors it serves
  * @l: register layout
  * @lock: guards everything below; register accessors may run anywhere
@@ -141,13 +228,19 @@ struct spm_model_write {
  * @x: per logical XCC
  * @rings: rings allocated through amdgpu_spm_ring_alloc_gtt()
  * @allocs: rings allocated and not freed
+ * @pts: page tables allocated through amdgpu_spm_pt_alloc_vram()
+ * @next_dma: fake DMA address of the next ring allocated
  * @fail_alloc: fail the ring allocation of this logical XCC, or -1
+ * @fail_pt: fail the next page table allocation
+ * @hdp_flushes: HDP flushes
+ * @tlb_flushes: TLB flushes of the SPM VMID
  * @alloc_gate: if set, ring allocation waits for it (ACQUIRE midway)
  * @alloc_waiting: completed when an allocation waits for @alloc_gate
  * @log: the SPM register writes, in order
  * @nlog: writes logged
  */
 struct spm_model {
+	struct kunit *test;
 	struct amdgpu_device *adev;
 	const struct spm_model_layout *l;
 	spinlock_t lock; /* see above */
@@ -156,7 +249,12 @@ struct spm_model {
 	struct spm_model_xcc x[AMDGPU_SPM_MAX_XCC];
 	struct spm_model_ring rings[SPM_MODEL_MAX_RINGS];
 	int allocs;
+	struct spm_model_pt pts[SPM_MODEL_MAX_PTS];
+	u64 next_dma;
 	int fail_alloc;
+	bool fail_pt;
+	u64 hdp_flushes;
+	u64 tlb_flushes;
 	struct completion *alloc_gate;
 	struct completion *alloc_waiting;
 	struct spm_model_write log[SPM_MODEL_LOG];
@@ -176,9 +274,15 @@ u32 spm_model_field(struct spm_model *m, u32 xcc, enum spm_model_reg r,
 void spm_model_profiler_start(struct spm_model *m, u32 xcc, u32 sample);
 u32 spm_model_emit(struct spm_model *m, u32 xcc, u32 bytes);
 void spm_model_reset(struct spm_model *m);
+void spm_model_lose_vram(struct spm_model *m);
+unsigned int spm_model_live_pts(struct spm_model *m);
 int spm_model_find_write(struct spm_model *m, u32 xcc, enum spm_model_reg r,
 			 int from);
 u64 spm_model_line_seq(struct spm_model *m, u32 xcc);
+u32 spm_model_ctx_read(struct spm_model *m, u32 xcc, u32 vmid,
+		       enum spm_model_reg r);
+int spm_model_translate(struct spm_model *m, u32 xcc, u32 vmid, u64 va,
+			u64 *dma);
 
 /* Streaming from a thread, at a rate, for the tests of the drain */
 struct spm_model_stream;
@@ -207,7 +311,6 @@ void spm_model_check_share(struct kunit *test, unsigned long buf, u32 off,
  * @a: a DRM file of partition 0
  * @b: another one
  * @saved_paranoid: module parameters to restore
- * @saved_vmid0: ...
  * @saved_ring: ...
  * @saved_backstop: ...
  */
@@ -217,7 +320,6 @@ struct spm_env {
 	struct drm_file *a;
 	struct drm_file *b;
 	int saved_paranoid;
-	bool saved_vmid0;
 	unsigned int saved_ring;
 	unsigned int saved_backstop;
 };

@@ -84,7 +84,7 @@ static void expect_free(struct kunit *test, struct spm_env *e, u32 nxcc)
 	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
 	for (i = 0; i < nxcc; i++) {
 		KUNIT_EXPECT_EQ(test, spm_model_read(e->m, i, SPM_R_MC_CNTL) & 0xf,
-				AMDGPU_SPM_VMID_NONE);
+				SPM_MODEL_VMID);
 		KUNIT_EXPECT_FALSE(test, amdgpu_spm_xcc_owned(e->adev, i));
 		KUNIT_EXPECT_EQ(test, e->m->x[i].stray, 0);
 	}
@@ -225,16 +225,19 @@ static void spm_acquire_waits_for_vmid_writers(struct kunit *test)
 	while (!amdgpu_spm_xcc_owned(e->adev, 1))
 		usleep_range(1000, 2000);
 	KUNIT_EXPECT_FALSE(test, amdgpu_spm_vmid_write_begin(e->adev, 1));
-	/* ACQUIRE is waiting for us: SPM_VMID untouched */
+	/* ACQUIRE is waiting for us: nothing programmed yet */
 	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&a.done, msecs_to_jiffies(100)), 0);
-	KUNIT_EXPECT_EQ(test, spm_model_read(e->m, 1, SPM_R_MC_CNTL) & 0xf,
-			AMDGPU_SPM_VMID_NONE);
+	KUNIT_EXPECT_EQ(test, spm_model_read(e->m, 1, SPM_R_BASE_LO), 0);
 	amdgpu_spm_vmid_write_end(e->adev, 1);
 	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&a.done, 10 * HZ), 0);
 	kthread_stop(t);
 	KUNIT_EXPECT_EQ(test, a.ret, 0);
-	KUNIT_EXPECT_EQ(test, spm_model_read(e->m, 0, SPM_R_MC_CNTL) & 0xf, 0);
-	KUNIT_EXPECT_EQ(test, spm_model_read(e->m, 1, SPM_R_MC_CNTL) & 0xf, 0);
+	KUNIT_EXPECT_NE(test, spm_model_read(e->m, 0, SPM_R_BASE_LO), 0);
+	KUNIT_EXPECT_NE(test, spm_model_read(e->m, 1, SPM_R_BASE_LO), 0);
+	KUNIT_EXPECT_EQ(test, spm_model_read(e->m, 0, SPM_R_MC_CNTL) & 0xf,
+			SPM_MODEL_VMID);
+	KUNIT_EXPECT_EQ(test, spm_model_read(e->m, 1, SPM_R_MC_CNTL) & 0xf,
+			SPM_MODEL_VMID);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
@@ -1355,23 +1358,6 @@ static void spm_privilege(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
-/*
- * SPM writes its ring through VMID 0 on these parts; unless the
- * administrator allowed it, ACQUIRE fails with -EACCES, even for root.
- */
-static void spm_vmid0_needs_admin(struct kunit *test)
-{
-	struct spm_env *e = env(test, 1);
-
-	amdgpu_spm_unsafe_vmid0 = false;
-	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), -EACCES);
-	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
-	KUNIT_EXPECT_EQ(test, e->m->nlog, 0);
-	amdgpu_spm_unsafe_vmid0 = true;
-	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
-	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
-}
-
 /* ---- 8. concurrency ---- */
 
 #define STRESS_THREADS	4
@@ -1582,7 +1568,6 @@ static struct kunit_case amdgpu_spm_cases[] = {
 	KUNIT_CASE(spm_close_dup_keeps_acquisition),
 	KUNIT_CASE(spm_close_wakes_waiters),
 	KUNIT_CASE(spm_privilege),
-	KUNIT_CASE(spm_vmid0_needs_admin),
 	KUNIT_CASE_SLOW(spm_concurrency_stress),
 	{}
 };

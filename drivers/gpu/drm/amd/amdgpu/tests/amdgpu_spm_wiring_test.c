@@ -98,7 +98,7 @@ static void expect_released(struct kunit *test, struct wire *w, u32 nxcc)
 		KUNIT_EXPECT_FALSE(test, amdgpu_spm_xcc_owned(w->adev, i));
 		KUNIT_EXPECT_EQ(test,
 				spm_model_read(w->e->m, i, SPM_R_MC_CNTL) & 0xf,
-				AMDGPU_SPM_VMID_NONE);
+				SPM_MODEL_VMID);
 	}
 }
 

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * Permission is hereby granted, free of charge, to any person obtaining a
+ * copy of this software and associated documentation files (the "Software"),
+ * to deal in the Software without restriction, including without limitation
+ * the rights to use, copy, modify, merge, publish, distribute, sublicense,
+ * and/or sell copies of the Software, and to permit persons to whom the
+ * Software is furnished to do so, subject to the following conditions:
+ *
+ * The above copyright notice and this permission notice shall be included in
+ * all copies or substantial portions of the Software.
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+ * IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+ * FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT.  IN NO EVENT SHALL
+ * THE COPYRIGHT HOLDER(S) OR AUTHOR(S) BE LIABLE FOR ANY CLAIM, DAMAGES OR
+ * OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE,
+ * ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR
+ * OTHER DEALINGS IN THE SOFTWARE.
+ */
+
+/**
+ * DOC: SPM VMID
+ *
+ * The RLC writes SPM samples to RLC_SPM_PERFMON_RING_BASE through the VM
+ * context that RLC_SPM_MC_CNTL.RLC_SPM_VMID selects. The ring base and size
+ * are UCONFIG registers that a user command stream may rewrite, so what the
+ * RLC can reach through that VMID is exactly what its page table maps. The
+ * SPM manager therefore gives the RLC a VMID of its own whose page table
+ * maps the rings of one acquisition and nothing else:
+ *
+ * - **The VMID** is the first one that amdgpu gives KFD,
+ *   &amdgpu_vm_manager.first_kfd_vmid (3 on GC 9.4.x). amdgpu_ids manages
+ *   only the VMIDs below it, so no graphics job ever gets it, and
+ *   amdgpu_amdkfd_device_init() leaves it out of KFD's compute VMID bitmap
+ *   (amdgpu_spm_kfd_vmid_bitmap()), which is the set KFD assigns from
+ *   without HWS and that it hands the scheduler firmware with HWS, at every
+ *   (re)initialisation of KFD. It is reserved from driver load to unload,
+ *   whether anybody profiles or not. It costs KFD one of 13 VMIDs on GC
+ *   9.4.x, and nothing in CPX mode of GC 9.4.3/9.4.4 with several KFD
+ *   nodes, where kgd2kfd_device_init() does not use the first one anyway.
+ * - **The page table** of an acquisition is flat (PAGE_TABLE_DEPTH 0, the
+ *   way the GART's context 0 is), one PTE per GPU page from
+ *   %AMDGPU_SPM_VA_BASE, in a VRAM kernel BO like the GART table. The drain
+ *   worker clears it and maps each ring of the acquisition there with
+ *   amdgpu_gart_map() and the PTE flags that the GART gives the same BO
+ *   (amdgpu_ttm_tt_pte_flags()), one unmapped page after each ring, so that
+ *   a spill or a base moved by a page faults instead of reaching the next
+ *   ring; nothing else is ever mapped. Each XCC's GFXHUB context of the
+ *   VMID gets the table's base, start and end, no retry on faults
+ *   (gfxhub_v1_0 and gfxhub_v1_2 enable retry faults on GC 9.4.2-9.4.4,
+ *   and a retry fault of a context without a PASID is never resolved) and
+ *   the fault defaults that gfxhub set, then the HDP and the VMID's TLB on
+ *   that hub are flushed (heavyweight).
+ * - **Parked**, outside an acquisition, the context of the VMID on every
+ *   XCC points at a one-page table of the device with no valid PTE, and
+ *   SPM_VMID at the VMID: RLC resume parks it (gfxhub's resume resets
+ *   every context, and a VRAM loss may have changed the table, which is
+ *   cleared every time), and so does release. Kernel jobs, which
+ *   amdgpu_vm_flush() lets program SPM_VMID 0 after a reset, program the
+ *   SPM VMID instead (amdgpu_spm_job_vmid()). So SPM_VMID is never 0, the
+ *   GART, and never a KFD VMID; graphics jobs of a VMID reserved for SPM
+ *   still select their own VM, as before.
+ * - **Release** stops the RLC, clears the acquisition's PTEs, parks each
+ *   context on the empty table and flushes, and only then are the rings and
+ *   the acquisition's table freed (amdgpu_spm.c).
+ *
+ * Whether a command stream can also write RLC_SPM_MC_CNTL is not public;
+ * the kernel writes it (amdgpu_vm_flush() through update_spm_vmid). If a
+ * stream can, it selects another VMID, whose VM is all the RLC can reach
+ * then; the manager's read-back of the ring registers and SPM_VMID sees
+ * that within 10 ms and ends the acquisition's streaming with -EIO.
+ */
+
+#include <linux/io.h>
+
+#include <kunit/static_stub.h>
+
+#include "amdgpu.h"
+#include "amdgpu_gart.h"
+#include "amdgpu_spm.h"
+
+/**
+ * amdgpu_spm_park_vmid - the SPM_VMID that RLC init and resume program
+ * @adev: the device
+ *
+ * Return: the SPM VMID on devices with the SPM manager, once its empty
+ * table exists (amdgpu_spm_vmid_park()), else %AMDGPU_SPM_VMID_LEGACY_PARK,
+ * what RLC init wrote before the manager.
+ */
+u32 amdgpu_spm_park_vmid(struct amdgpu_device *adev)
+{
+	struct amdgpu_spm *spm = &adev->spm;
+
+	return spm->funcs && spm->vmid && spm->park.priv ?
+	       spm->vmid : AMDGPU_SPM_VMID_LEGACY_PARK;
+}
+
+/**
+ * amdgpu_spm_job_vmid - the SPM_VMID a job's VM flush programs
+ * @adev: the device
+ * @vmid: the job's VMID
+ *
+ * For &amdgpu_rlc_funcs.update_spm_vmid. Kernel jobs (no VM) come with
+ * VMID 0, the GART, and amdgpu_vm_flush() programs SPM_VMID for them as
+ * for any job after a GPU reset (amdgpu_vmid_had_gpu_reset() stays true
+ * for a kernel job's VMID, which is never flushed).
+ *
+ * Return: amdgpu_spm_park_vmid() instead of 0 on devices with the SPM
+ * manager, else @vmid.
+ */
+u32 amdgpu_spm_job_vmid(struct amdgpu_device *adev, u32 vmid)
+{
+	return !vmid && adev->spm.funcs ? amdgpu_spm_park_vmid(adev) : vmid;
+}
+
+/**
+ * amdgpu_spm_kfd_vmid_bitmap - KFD's compute VMIDs, without the SPM VMID
+ * @adev: the device
+ * @bitmap: the VMIDs amdgpu would give KFD
+ *
+ * Called by amdgpu_amdkfd_device_init() for the bitmap KFD and its
+ * scheduler firmware assign compute VMIDs from.
+ *
+ * Return: @bitmap without the SPM VMID on devices with the SPM manager.
+ */
+u32 amdgpu_spm_kfd_vmid_bitmap(struct amdgpu_device *adev, u32 bitmap)
+{
+	amdgpu_spm_vmid_setup(adev);
+	if (!adev->spm.vmid)
+		return bitmap;
+	return bitmap & ~BIT(adev->spm.vmid);
+}
+
+/**
+ * amdgpu_spm_vmid_setup - choose the SPM VMID
+ * @adev: the device
+ *
+ * Called once the VM manager knows its VMID split (amdgpu_spm_vmid_park()
+ * calls it at the first RLC resume; KFD starts only after that).
+ */
+void amdgpu_spm_vmid_setup(struct amdgpu_device *adev)
+{
+	u32 vmid = adev->vm_manager.first_kfd_vmid;
+
+	if (!adev->spm.funcs || adev->spm.vmid)
+		return;
+	/* amdgpu_ids below it, KFD from it on: there must be both */
+	if (vmid < 1 || vmid >= AMDGPU_NUM_VMID - 1) {
+		dev_warn(adev->dev, "SPM: no VMID for the profiler (first KFD VMID %u)\n",
+			 vmid);
+		return;
+	}
+	adev->spm.vmid = vmid;
+}
+
+/*
+ * Make the table's PTEs visible to the GPU, then drop what the TLB holds:
+ * a heavyweight flush (type 2), as KFD flushes before it frees memory a
+ * TLB may still map (kfd_flush_tlb_after_unmap())
+ */
+static void spm_vmid_flush(struct amdgpu_device *adev, u32 xcc)
+{
+	/*
+	 * Not amdgpu_gmc_flush_gpu_tlb(): the callers hold the reset
+	 * domain's semaphore, or are the reset, and that one try-locks it
+	 * and skips the flush while a reset waits. For a VMID other than 0
+	 * and type 2 it does what follows.
+	 */
+	mb();
+	amdgpu_device_flush_hdp(adev, NULL);
+	if (adev->gmc.flush_tlb_needs_extra_type_0)
+		adev->gmc.gmc_funcs->flush_gpu_tlb(adev, adev->spm.vmid,
+						   AMDGPU_GFXHUB(xcc), 0);
+	adev->gmc.gmc_funcs->flush_gpu_tlb(adev, adev->spm.vmid,
+					   AMDGPU_GFXHUB(xcc), 2);
+}
+
+/**
+ * amdgpu_spm_vmid_use - point an XCC's context of the SPM VMID at a table
+ * @adev: the device
+ * @xcc: logical XCC
+ * @pt: the table
+ *
+ * Programs the context of the SPM VMID on the GFXHUB of @xcc, then flushes
+ * the HDP and that context's TLB. The caller has stopped the RLC of @xcc.
+ */
+void amdgpu_spm_vmid_use(struct amdgpu_device *adev, u32 xcc,
+			 const struct amdgpu_spm_pt *pt)
+{
+	u64 first = AMDGPU_SPM_VA_BASE >> AMDGPU_GPU_PAGE_SHIFT;
+
+	adev->spm.funcs->set_context(adev, xcc, adev->spm.vmid, pt->pd_addr,
+				     first, first + pt->npages - 1);
+	spm_vmid_flush(adev, xcc);
+}
+
+/**
+ * amdgpu_spm_vmid_park - park the SPM of an XCC, from RLC resume
+ * @adev: the device
+ * @xcc: logical XCC
+ *
+ * Points the context of the SPM VMID on @xcc at the empty table; the
+ * caller then programs SPM_VMID with amdgpu_spm_park_vmid(). Also while
+ * the profiler owns @xcc: the RLC was reset, and until the worker programs
+ * its rings again (amdgpu_spm_hw_lost()) nothing may be reachable. The
+ * empty table is allocated at the first call (driver load); if that
+ * fails, the SPM profiler is not available on the device.
+ *
+ * Context: RLC resume, in process context; may sleep at the first call.
+ */
+void amdgpu_spm_vmid_park(struct amdgpu_device *adev, u32 xcc)
+{
+	struct amdgpu_spm *spm = &adev->spm;
+
+	if (!spm->funcs)
+		return;
+	amdgpu_spm_vmid_setup(adev);
+	if (!spm->vmid)
+		return;
+	if (!spm->park.priv && !spm->park_tried) {
+		spm->park_tried = true;
+		if (amdgpu_spm_pt_init(adev, &spm->park, 1))
+			dev_warn(adev->dev, "SPM: no memory for the empty page table\n");
+	}
+	if (!spm->park.priv)
+		return;
+	/* After a VRAM loss the table holds anything: clear it every time */
+	amdgpu_spm_pt_clear(adev, &spm->park);
+	amdgpu_spm_vmid_use(adev, xcc, &spm->park);
+}
+
+/**
+ * amdgpu_spm_vmid_fini - free the empty table
+ * @adev: the device
+ *
+ * Called by amdgpu_spm_fini(), once no acquisition is left.
+ */
+void amdgpu_spm_vmid_fini(struct amdgpu_device *adev)
+{
+	if (adev->spm.park.priv)
+		amdgpu_spm_pt_fini(adev, &adev->spm.park);
+}
+
+/**
+ * amdgpu_spm_pt_pages - pages of the table for the rings of an acquisition
+ * @ring_size: bytes of each ring (a multiple of the GPU page size)
+ * @num_rings: rings
+ *
+ * Return: one PTE per ring page and one unmapped page after each ring.
+ */
+u32 amdgpu_spm_pt_pages(u32 ring_size, unsigned int num_rings)
+{
+	return (ring_size / AMDGPU_GPU_PAGE_SIZE + 1) * num_rings;
+}
+
+/**
+ * amdgpu_spm_pt_init - allocate a table with no valid PTE
+ * @adev: the device
+ * @pt: filled in
+ * @npages: GPU pages it covers
+ *
+ * Return: 0 or a negative errno.
+ */
+int amdgpu_spm_pt_init(struct amdgpu_device *adev, struct amdgpu_spm_pt *pt,
+		       u32 npages)
+{
+	int r;
+
+	r = amdgpu_spm_pt_alloc_vram(adev, npages * sizeof(u64), pt);
+	if (r)
+		return r;
+	pt->npages = npages;
+	amdgpu_spm_pt_clear(adev, pt);
+	return 0;
+}
+
+/**
+ * amdgpu_spm_pt_va - where a ring of an acquisition is in the SPM VMID
+ * @index: which ring of the acquisition
+ * @ring_size: bytes of each ring
+ *
+ * Return: its address; one unmapped page follows each ring.
+ */
+u64 amdgpu_spm_pt_va(unsigned int index, u32 ring_size)
+{
+	return AMDGPU_SPM_VA_BASE +
+	       (u64)index * (ring_size + AMDGPU_GPU_PAGE_SIZE);
+}
+
+/**
+ * amdgpu_spm_pt_map - map a ring in a table
+ * @adev: the device
+ * @pt: the table
+ * @index: which ring of the acquisition
+ * @ring: the ring; its size is the same for every @index
+ *
+ * Maps it at amdgpu_spm_pt_va(); the GPU sees it after
+ * amdgpu_spm_vmid_use() flushed.
+ */
+void amdgpu_spm_pt_map(struct amdgpu_device *adev, struct amdgpu_spm_pt *pt,
+		       unsigned int index, const struct amdgpu_spm_ring *ring)
+{
+	amdgpu_gart_map(adev, amdgpu_spm_pt_va(index, ring->size) - AMDGPU_SPM_VA_BASE,
+			ring->size / PAGE_SIZE, ring->dma_addr, ring->pte_flags,
+			pt->cpu);
+}
+
+/**
+ * amdgpu_spm_pt_clear - invalidate every PTE of a table
+ * @adev: the device
+ * @pt: the table
+ *
+ * The GPU sees it after amdgpu_spm_vmid_use() flushed.
+ */
+void amdgpu_spm_pt_clear(struct amdgpu_device *adev, struct amdgpu_spm_pt *pt)
+{
+	u32 i;
+
+	for (i = 0; i < pt->npages; i++)
+		amdgpu_gmc_set_pte_pde(adev, pt->cpu, i, 0, 0);
+}
+
+/**
+ * amdgpu_spm_pt_fini - free a table
+ * @adev: the device
+ * @pt: the table, which no context points at any more
+ */
+void amdgpu_spm_pt_fini(struct amdgpu_device *adev, struct amdgpu_spm_pt *pt)
+{
+	amdgpu_spm_pt_free_vram(adev, pt);
+	pt->npages = 0;
+}
+
+/**
+ * amdgpu_spm_pt_alloc_vram - memory of a table, on hardware
+ * @adev: the device
+ * @size: bytes
+ * @pt: @priv, @cpu and @pd_addr filled in
+ *
+ * A kernel BO in VRAM (contiguous, as the walker of a flat table needs),
+ * as amdgpu_gart_table_vram_alloc() allocates the GART's.
+ *
+ * Return: 0 or a negative errno.
+ */
+int amdgpu_spm_pt_alloc_vram(struct amdgpu_device *adev, u32 size,
+			     struct amdgpu_spm_pt *pt)
+{
+	struct amdgpu_bo *bo = NULL;
+	int r;
+
+	KUNIT_STATIC_STUB_REDIRECT(amdgpu_spm_pt_alloc_vram, adev, size, pt);
+
+	r = amdgpu_bo_create_kernel(adev, size, PAGE_SIZE, AMDGPU_GEM_DOMAIN_VRAM,
+				    &bo, NULL, &pt->cpu);
+	if (r)
+		return r;
+	pt->pd_addr = amdgpu_gmc_pd_addr(bo);
+	pt->priv = bo;
+	return 0;
+}
+
+/**
+ * amdgpu_spm_pt_free_vram - free a table from amdgpu_spm_pt_alloc_vram()
+ * @adev: the device
+ * @pt: the table
+ */
+void amdgpu_spm_pt_free_vram(struct amdgpu_device *adev,
+			     struct amdgpu_spm_pt *pt)
+{
+	struct amdgpu_bo *bo = pt->priv;
+
+	KUNIT_STATIC_STUB_REDIRECT(amdgpu_spm_pt_free_vram, adev, pt);
+
+	amdgpu_bo_free_kernel(&bo, NULL, &pt->cpu);
+	pt->priv = NULL;
+}

@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The amdgpu profiler series authors
+ *
+ * KUnit tests of the SPM VMID (amdgpu_spm_vmid.c) through the real SPM
+ * hooks of gfx_v9_0.c and gfx_v9_4_3.c, on the RLC model, which sends every
+ * sample through the GFXHUB context that SPM_VMID selects and the page
+ * table that context points at (amdgpu_spm_model.c says how, and from
+ * what): only the rings are reachable, SPM_VMID is never 0, an XCC is
+ * parked on an empty table whenever it is not acquired, release makes the
+ * rings unreachable before it frees them, and neither amdgpu_ids nor KFD
+ * can hand the VMID out.
+ */
+
+#include <kunit/test.h>
+
+#include <linux/delay.h>
+#include <linux/mman.h>
+
+#include <drm/amdgpu_drm.h>
+
+#include "amdgpu.h"
+#include "amdgpu_ids.h"
+#include "amdgpu_reset.h"
+#include "amdgpu_spm.h"
+#include "tests/amdgpu_kunit_helpers.h"
+#include "tests/amdgpu_spm_model.h"
+
+#define LINE	AMDGPU_SPM_LINE_SIZE
+#define SAMPLE	(8 * LINE)
+#define PAGE	AMDGPU_GPU_PAGE_SIZE
+/* Pages of the largest table: 8 rings of 256 MiB and their guards */
+#define MAX_TABLE_PAGES	((SZ_256M / PAGE + 32) * AMDGPU_SPM_MAX_XCC)
+
+struct vmid_part {
+	const struct spm_model_layout *l;
+	unsigned int nxcc;
+	const char *name;
+};
+
+/* GC 9.4.2 (MI200) through gfx_v9_0.c; GC 9.4.3 (MI300) in its XCC counts */
+static const struct vmid_part vmid_parts[] = {
+	{ &spm_layout_gfx_v9_0, 1, "gfx_v9_0 1 XCC" },
+	{ &spm_layout_gfx_v9_4_3, 1, "gfx_v9_4_3 1 XCC" },
+	{ &spm_layout_gfx_v9_4_3, 2, "gfx_v9_4_3 2 XCC" },
+	{ &spm_layout_gfx_v9_4_3, 4, "gfx_v9_4_3 4 XCC" },
+	{ &spm_layout_gfx_v9_4_3, 8, "gfx_v9_4_3 8 XCC" },
+};
+
+static void vmid_part_desc(const struct vmid_part *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(vmid_part, vmid_parts, vmid_part_desc);
+
+static const struct vmid_part *part(struct kunit *test)
+{
+	return test->param_value;
+}
+
+static struct spm_env *vmid_env(struct kunit *test)
+{
+	return spm_env_create(test, part(test)->l, part(test)->nxcc, SZ_64K);
+}
+
+static u32 reg(struct spm_env *e, u32 xcc, enum spm_model_reg r)
+{
+	return spm_model_read(e->m, xcc, r);
+}
+
+static u32 spm_vmid_of(struct spm_env *e, u32 xcc)
+{
+	return reg(e, xcc, SPM_R_MC_CNTL) & e->m->l->vmid_mask;
+}
+
+static u64 ring_base(struct spm_env *e, u32 xcc)
+{
+	return (u64)reg(e, xcc, SPM_R_BASE_HI) << 32 | reg(e, xcc, SPM_R_BASE_LO);
+}
+
+static u64 ctx64(struct spm_env *e, u32 xcc, enum spm_model_reg lo)
+{
+	return (u64)spm_model_ctx_read(e->m, xcc, SPM_MODEL_VMID, lo + 1) << 32 |
+	       spm_model_ctx_read(e->m, xcc, SPM_MODEL_VMID, lo);
+}
+
+/* The ring slot of the model whose pages hold @dma, or -1 */
+static int ring_of_dma(struct spm_env *e, u64 dma)
+{
+	int i;
+
+	for (i = 0; i < SPM_MODEL_MAX_RINGS; i++)
+		if (e->m->rings[i].live && dma >= e->m->rings[i].dma &&
+		    dma < e->m->rings[i].dma + e->m->rings[i].size)
+			return i;
+	return -1;
+}
+
+/* The context of the SPM VMID on @xcc is one the RLC can use safely */
+static void expect_context(struct kunit *test, struct spm_env *e, u32 xcc)
+{
+	const struct spm_model_layout *l = e->m->l;
+	u32 cntl = spm_model_ctx_read(e->m, xcc, SPM_MODEL_VMID, SPM_R_VM_CNTL);
+
+	KUNIT_EXPECT_EQ_MSG(test, spm_vmid_of(e, xcc), SPM_MODEL_VMID, "xcc %u", xcc);
+	KUNIT_EXPECT_TRUE_MSG(test, cntl & l->vm_enable_mask, "xcc %u", xcc);
+	KUNIT_EXPECT_EQ_MSG(test, cntl & (l->vm_depth_mask | l->vm_block_mask), 0,
+			    "xcc %u: a flat table", xcc);
+	KUNIT_EXPECT_EQ_MSG(test, cntl & l->vm_retry_mask, 0,
+			    "xcc %u: faults are not retried", xcc);
+}
+
+/* Nothing of the SPM VMID's context on @xcc translates */
+static void expect_parked(struct kunit *test, struct spm_env *e, u32 xcc)
+{
+	u64 start = ctx64(e, xcc, SPM_R_VM_START_LO);
+	u64 end = ctx64(e, xcc, SPM_R_VM_END_LO);
+	u64 page, dma;
+
+	expect_context(test, e, xcc);
+	KUNIT_ASSERT_LE(test, start, end);
+	/* No more than a partition's rings could need */
+	KUNIT_ASSERT_LE(test, end - start, MAX_TABLE_PAGES);
+	for (page = start; page <= end; page++)
+		KUNIT_ASSERT_EQ_MSG(test, spm_model_translate(e->m, xcc, SPM_MODEL_VMID,
+							      page * PAGE, &dma),
+				    SPM_MODEL_XL_FAULT, "xcc %u page %llu", xcc, page);
+}
+
+/* A profiler's stream points the RLC of @xcc at @base and samples */
+static u32 user_stream_emit(struct spm_env *e, u32 xcc, u64 base)
+{
+	spm_model_write(e->m, xcc, SPM_R_BASE_LO, lower_32_bits(base));
+	spm_model_write(e->m, xcc, SPM_R_BASE_HI, upper_32_bits(base));
+	spm_model_write(e->m, xcc, SPM_R_SIZE, SZ_64K);
+	spm_model_profiler_start(e->m, xcc, SAMPLE);
+	return spm_model_emit(e->m, xcc, 4 * SAMPLE);
+}
+
+/*
+ * ACQUIRE: through SPM_VMID each XCC reaches exactly the partition's
+ * rings, each ring base page for page at the ring's DMA addresses, and no
+ * other page: not outside the context's range, not the page after a ring.
+ */
+static void spm_vmid_only_rings_translate(struct kunit *test)
+{
+	struct spm_env *e = vmid_env(test);
+	unsigned int n = part(test)->nxcc, i, j;
+	int slot[AMDGPU_SPM_MAX_XCC];
+	u64 ring_pages = 0;
+
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	for (j = 0; j < n; j++) {
+		u64 dma;
+
+		KUNIT_ASSERT_EQ(test, spm_model_translate(e->m, 0, SPM_MODEL_VMID,
+							  ring_base(e, j), &dma), 0);
+		slot[j] = ring_of_dma(e, dma);
+		KUNIT_ASSERT_GE(test, slot[j], 0);
+		/* The base is the ring's first page */
+		KUNIT_EXPECT_EQ(test, dma, e->m->rings[slot[j]].dma);
+		ring_pages += e->m->rings[slot[j]].size / PAGE;
+		for (i = 0; i < j; i++)
+			KUNIT_EXPECT_NE(test, slot[i], slot[j]);
+	}
+	for (i = 0; i < n; i++) {
+		u64 start = ctx64(e, i, SPM_R_VM_START_LO);
+		u64 end = ctx64(e, i, SPM_R_VM_END_LO);
+		u64 page, dma, mapped = 0;
+
+		expect_context(test, e, i);
+		KUNIT_ASSERT_LE(test, start, end);
+		KUNIT_ASSERT_LE(test, end - start, MAX_TABLE_PAGES);
+		for (j = 0; j < n; j++) {
+			const struct spm_model_ring *r = &e->m->rings[slot[j]];
+			u64 k;
+
+			for (k = 0; k < r->size / PAGE; k++) {
+				KUNIT_ASSERT_EQ(test, spm_model_translate(e->m, i, SPM_MODEL_VMID,
+									  ring_base(e, j) + k * PAGE,
+									  &dma), 0);
+				KUNIT_EXPECT_EQ(test, dma, r->dma + k * PAGE);
+			}
+			/* The page after a ring faults */
+			KUNIT_EXPECT_EQ(test, spm_model_translate(e->m, i, SPM_MODEL_VMID,
+								  ring_base(e, j) + r->size,
+								  &dma), SPM_MODEL_XL_FAULT);
+		}
+		/* Every page that translates is a ring page */
+		for (page = start; page <= end; page++) {
+			if (spm_model_translate(e->m, i, SPM_MODEL_VMID, page * PAGE, &dma))
+				continue;
+			KUNIT_EXPECT_GE(test, ring_of_dma(e, dma), 0);
+			mapped++;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, mapped, ring_pages, "xcc %u", i);
+		KUNIT_EXPECT_EQ(test, spm_model_translate(e->m, i, SPM_MODEL_VMID,
+							  (start - 1) * PAGE, &dma),
+				SPM_MODEL_XL_FAULT);
+		KUNIT_EXPECT_EQ(test, spm_model_translate(e->m, i, SPM_MODEL_VMID,
+							  (end + 1) * PAGE, &dma),
+				SPM_MODEL_XL_FAULT);
+		/* Through VMID 0, the GART, nothing is programmed at all */
+		KUNIT_EXPECT_EQ(test, e->m->x[i].vmid0, 0);
+	}
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/* SPM_VMID of every XCC is the SPM VMID, and nothing else was written */
+static void expect_vmid_kept(struct kunit *test, struct spm_env *e,
+			     const char *step)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < part(test)->nxcc; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, spm_vmid_of(e, i), SPM_MODEL_VMID,
+				    "%s, xcc %u", step, i);
+		KUNIT_EXPECT_EQ_MSG(test, e->m->x[i].vmid0, 0, "%s, xcc %u", step, i);
+	}
+	for (k = 0; k < e->m->nlog; k++)
+		if (e->m->log[k].reg == SPM_R_MC_CNTL)
+			KUNIT_EXPECT_EQ_MSG(test, e->m->log[k].val & e->m->l->vmid_mask,
+					    SPM_MODEL_VMID, "%s: write %u", step, k);
+	e->m->nlog = 0;
+}
+
+static void stream_some(struct kunit *test, struct spm_env *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < part(test)->nxcc; i++) {
+		spm_model_profiler_start(e->m, i, SAMPLE);
+		spm_model_emit(e->m, i, 4 * SAMPLE);
+	}
+	spm_env_wait_passes(test, e, 0, 2, 5000);
+}
+
+/* The worker programmed every XCC again after a reset or resume */
+static void wait_reprogrammed(struct kunit *test, struct spm_env *e, u64 *bases)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(5000);
+	unsigned int i;
+
+	do {
+		for (i = 0; i < part(test)->nxcc; i++)
+			if (ring_base(e, i) != bases[i])
+				break;
+		if (i == part(test)->nxcc)
+			return;
+		usleep_range(5000, 6000);
+	} while (time_before(jiffies, end));
+	KUNIT_FAIL(test, "SPM not programmed again");
+}
+
+/*
+ * SPM_VMID is never 0 (and never anything but the SPM VMID) after any step
+ * the driver takes: ACQUIRE, SET_DEST_BUF, streaming, GPU reset, resume,
+ * queue reset, RELEASE, release after unplug; and no sample is ever
+ * attempted through VMID 0.
+ */
+static void spm_vmid_never_0(struct kunit *test)
+{
+	struct spm_env *e = vmid_env(test);
+	struct amdgpu_device *adev = e->adev;
+	unsigned int n = part(test)->nxcc, i;
+	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+	u64 bases[AMDGPU_SPM_MAX_XCC];
+
+	expect_vmid_kept(test, e, "driver load");
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	expect_vmid_kept(test, e, "ACQUIRE");
+	for (i = 0; i < n; i++)
+		bases[i] = ring_base(e, i);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
+	stream_some(test, e);
+	expect_vmid_kept(test, e, "SET_DEST_BUF, streaming");
+
+	/*
+	 * GPU reset that lost VRAM: registers at reset values, gfxhub's
+	 * contexts, the page tables garbage, RLC resume
+	 */
+	down_write(&adev->reset_domain->sem);
+	spm_model_reset(e->m);
+	spm_model_lose_vram(e->m);
+	atomic_inc(&adev->gpu_reset_counter);
+	KUNIT_ASSERT_EQ(test, adev->gfx.rlc.funcs->resume(adev), 0);
+	up_write(&adev->reset_domain->sem);
+	wait_reprogrammed(test, e, bases);
+	stream_some(test, e);
+	expect_vmid_kept(test, e, "GPU reset");
+	for (i = 0; i < n; i++) {
+		expect_context(test, e, i);
+		/* Reprogrammed into a table cleared again: only rings, no stray */
+		KUNIT_EXPECT_EQ(test, e->m->x[i].stray, 0);
+		KUNIT_EXPECT_EQ(test, e->m->x[i].vmfaults, 0);
+	}
+
+	/* Resume from suspend */
+	adev->in_suspend = true;
+	spm_model_reset(e->m);
+	KUNIT_ASSERT_EQ(test, adev->gfx.rlc.funcs->resume(adev), 0);
+	adev->in_suspend = false;
+	wait_reprogrammed(test, e, bases);
+	stream_some(test, e);
+	expect_vmid_kept(test, e, "resume");
+
+	/* A queue reset counts in the reset counter, and touches nothing */
+	atomic_inc(&adev->gpu_reset_counter);
+	stream_some(test, e);
+	expect_vmid_kept(test, e, "queue reset");
+
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+	expect_vmid_kept(test, e, "RELEASE");
+
+	/* Release after unplug, with the device still there */
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	adev_to_drm(adev)->unplugged = true;
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+	adev_to_drm(adev)->unplugged = false;
+	expect_vmid_kept(test, e, "release after unplug");
+	for (i = 0; i < n; i++)
+		expect_parked(test, e, i);
+}
+
+/*
+ * Outside an acquisition every XCC is parked on an empty table: after
+ * driver load (RLC resume) and after a GPU reset, a profiler's stream that
+ * aims the RLC at the first ring's address writes nothing, faults without
+ * retry, and walks no context the model does not know.
+ */
+static void spm_vmid_parked_empty(struct kunit *test)
+{
+	struct spm_env *e = vmid_env(test);
+	unsigned int n = part(test)->nxcc, i;
+
+	for (i = 0; i < n; i++) {
+		expect_parked(test, e, i);
+		KUNIT_EXPECT_EQ(test, user_stream_emit(e, i, AMDGPU_SPM_VA_BASE), 0);
+	}
+	/* Reset with nobody profiling, VRAM lost: RLC resume parks again */
+	spm_model_reset(e->m);
+	spm_model_lose_vram(e->m);
+	KUNIT_ASSERT_EQ(test, e->adev->gfx.rlc.funcs->resume(e->adev), 0);
+	for (i = 0; i < n; i++) {
+		struct spm_model_xcc *x = &e->m->x[i];
+
+		expect_parked(test, e, i);
+		KUNIT_EXPECT_EQ(test, user_stream_emit(e, i, AMDGPU_SPM_VA_BASE), 0);
+		KUNIT_EXPECT_GT(test, x->vmfaults, 0);
+		KUNIT_EXPECT_EQ(test, x->retry_faults, 0);
+		KUNIT_EXPECT_EQ(test, x->unknown_ctx, 0);
+		KUNIT_EXPECT_EQ(test, x->vmid0, 0);
+		KUNIT_EXPECT_EQ(test, x->emitted, 0);
+	}
+}
+
+/*
+ * RELEASE makes the rings unreachable before it frees them: a profiler's
+ * stream that starts the RLC again at the old ring addresses, after the
+ * hub translated them while streaming, faults; no sample reaches a freed
+ * ring (the PTEs are cleared, and the TLB flushed, before the free).
+ */
+static void spm_vmid_release_fences(struct kunit *test)
+{
+	struct spm_env *e = vmid_env(test);
+	unsigned int n = part(test)->nxcc, i;
+	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+	u64 bases[AMDGPU_SPM_MAX_XCC];
+
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
+	for (i = 0; i < n; i++) {
+		bases[i] = ring_base(e, i);
+		spm_model_profiler_start(e->m, i, SAMPLE);
+		/* The hub walks the ring's pages now, and may keep them */
+		KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, i, SAMPLE), SAMPLE);
+	}
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
+	/* The acquisition's table is freed; the empty one stays */
+	KUNIT_EXPECT_EQ(test, spm_model_live_pts(e->m), 1);
+	for (i = 0; i < n; i++) {
+		struct spm_model_xcc *x = &e->m->x[i];
+		u64 faults = x->vmfaults;
+
+		expect_parked(test, e, i);
+		KUNIT_EXPECT_EQ(test, user_stream_emit(e, i, bases[i]), 0);
+		KUNIT_EXPECT_GT(test, x->vmfaults, faults);
+		KUNIT_EXPECT_EQ(test, x->freed, 0);
+		KUNIT_EXPECT_EQ(test, x->stray, 0);
+	}
+}
+
+/*
+ * A profiler's stream rewrites the ring base of one XCC while it streams,
+ * to an address outside the rings: the RLC's writes fault and reach no
+ * page of any ring, and the owner's next SET_DEST_BUF fails with -EIO.
+ */
+static void spm_vmid_rewritten_base_faults(struct kunit *test)
+{
+	struct spm_env *e = vmid_env(test);
+	unsigned int n = part(test)->nxcc, i, j;
+	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+	/* Past the last ring a partition can have */
+	u64 outside = AMDGPU_SPM_VA_BASE + SZ_1G;
+	u64 emitted[AMDGPU_SPM_MAX_XCC];
+	int tries;
+
+	amdgpu_spm_backstop_ms = 5;
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
+	for (j = 0; j < n; j++)
+		emitted[j] = e->m->x[j].emitted;
+	i = n - 1;
+	spm_model_write(e->m, i, SPM_R_BASE_LO, lower_32_bits(outside));
+	spm_model_write(e->m, i, SPM_R_BASE_HI, upper_32_bits(outside));
+	spm_model_profiler_start(e->m, i, SAMPLE);
+	KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, i, 4 * SAMPLE), 0);
+	KUNIT_EXPECT_GT(test, e->m->x[i].vmfaults, 0);
+	KUNIT_EXPECT_EQ(test, e->m->x[i].retry_faults, 0);
+	/* The model writes ring memory only for a sample it emits */
+	for (j = 0; j < n; j++) {
+		KUNIT_EXPECT_EQ(test, e->m->x[j].emitted, emitted[j]);
+		KUNIT_EXPECT_EQ(test, e->m->x[j].stray, 0);
+		KUNIT_EXPECT_EQ(test, e->m->x[j].freed, 0);
+	}
+	for (tries = 0; tries < 400 && ring_base(e, 0); tries++)
+		usleep_range(5000, 6000);
+	KUNIT_EXPECT_EQ(test, ring_base(e, 0), 0);
+	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), -EIO);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
+ * Nobody else hands the VMID out: amdgpu_ids' pools (the real
+ * amdgpu_vmid_mgr_init(), and its reserved VMID) hold only VMIDs below it,
+ * and KFD's compute VMID bitmap leaves it out.
+ */
+static void spm_vmid_not_handed_out(struct kunit *test)
+{
+	struct spm_env *e = vmid_env(test);
+	struct amdgpu_device *adev = e->adev;
+	struct amdgpu_vmid_mgr *id_mgr = &adev->vm_manager.id_mgr[AMDGPU_GFXHUB(0)];
+	u32 kfd = GENMASK(AMDGPU_NUM_VMID - 1, adev->vm_manager.first_kfd_vmid);
+	struct amdgpu_vmid *id;
+	unsigned int ids = 0;
+
+	KUNIT_EXPECT_EQ(test, adev->spm.vmid, SPM_MODEL_VMID);
+	KUNIT_EXPECT_EQ(test, amdgpu_spm_kfd_vmid_bitmap(adev, kfd),
+			kfd & ~BIT(SPM_MODEL_VMID));
+
+	amdgpu_vmid_mgr_init(adev);
+	list_for_each_entry(id, &id_mgr->ids_lru, list) {
+		KUNIT_EXPECT_LT(test, id - id_mgr->ids, SPM_MODEL_VMID);
+		ids++;
+	}
+	KUNIT_EXPECT_EQ(test, ids, SPM_MODEL_VMID - 1);
+	KUNIT_EXPECT_EQ(test, amdgpu_vmid_alloc_reserved(adev, AMDGPU_GFXHUB(0)), 0);
+	id = list_first_entry(&id_mgr->ids_lru, struct amdgpu_vmid, list);
+	KUNIT_EXPECT_LT(test, id_mgr->reserved - id_mgr->ids, SPM_MODEL_VMID);
+	amdgpu_vmid_free_reserved(adev, AMDGPU_GFXHUB(0));
+	amdgpu_vmid_mgr_fini(adev);
+}
+
+static struct kunit_case spm_vmid_cases[] = {
+	KUNIT_CASE_PARAM(spm_vmid_only_rings_translate, vmid_part_gen_params),
+	KUNIT_CASE_PARAM(spm_vmid_never_0, vmid_part_gen_params),
+	KUNIT_CASE_PARAM(spm_vmid_parked_empty, vmid_part_gen_params),
+	KUNIT_CASE_PARAM(spm_vmid_release_fences, vmid_part_gen_params),
+	KUNIT_CASE_PARAM(spm_vmid_rewritten_base_faults, vmid_part_gen_params),
+	KUNIT_CASE_PARAM(spm_vmid_not_handed_out, vmid_part_gen_params),
+	{}
+};
+
+static struct kunit_suite spm_vmid_suite = {
+	.name = "amdgpu_spm_vmid",
+	.test_cases = spm_vmid_cases,
+};
+
+kunit_test_suite(spm_vmid_suite);
