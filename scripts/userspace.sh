@@ -218,7 +218,6 @@ if need_pkg "hsakmt provider (hsakmt.h, libhsakmt.pc)" libhsakmt-dev pkg-config 
 	ft=$fr/sys/class/kfd/kfd/topology/nodes
 	mkdir -p "$ft/0" "$ft/1" "$fr/dev/dri" "$fr/sys/module/amdgpu/parameters"
 	echo 1 > "$fr/sys/module/amdgpu/parameters/spm_paranoid"
-	echo N > "$fr/sys/module/amdgpu/parameters/spm_unsafe_vmid0"
 	echo 0 > "$ft/0/gpu_id"
 	echo "cpu_cores_count 16" > "$ft/0/properties"
 	echo 42117 > "$ft/1/gpu_id"
@@ -248,15 +247,22 @@ if need_pkg "hsakmt provider (hsakmt.h, libhsakmt.pc)" libhsakmt-dev pkg-config 
 		grep -q 'libhsakmt (KFD) refused it too' "$us/provider-nospm.txt" &&
 		grep -q "^$plain_st " "$us/provider-nospm.txt"
 	result $? "no SPM behind the profiler ioctl (EOPNOTSUPP, e.g. an SR-IOV VF): the first Acquire goes on to the real libhsakmt"
-	for e in EPERM:spm_paranoid:1 EACCES:spm_unsafe_vmid0:N; do
-		p=${e#*:}; v=${p#*:}; p=${p%:*}; e=${e%%:*}
-		provider_run "$us/provider-$e.txt" "version=1.1,xcc=2,acquire_err=$e" 1
-		rc=$?
-		[ "$rc" = 0 ] && grep -q "SPM refused ($e): amdgpu\.$p is $v (.*/sys/module/amdgpu/parameters/$p)" "$us/provider-$e.txt" &&
-			grep -q 'amdgpu\.spm_unsafe_vmid0=1' "$us/provider-$e.txt" &&
-			grep -q 'hsaKmtSPMRelease(1): status 3' "$us/provider-$e.txt"
-		result $? "ACQUIRE refused with $e: the message says that amdgpu.$p refused and reads $v, Release after it fails cleanly"
-	done
+	# amdgpu.spm_paranoid is the only parameter that refuses ACQUIRE
+	# (EPERM); ENODEV is the driver without an SPM VMID. Neither message
+	# names another parameter.
+	provider_run "$us/provider-EPERM.txt" "version=1.1,xcc=2,acquire_err=EPERM" 1
+	rc=$?
+	[ "$rc" = 0 ] && grep -q "SPM refused (EPERM): amdgpu\.spm_paranoid is 1 (.*/sys/module/amdgpu/parameters/spm_paranoid)" "$us/provider-EPERM.txt" &&
+		! grep -q 'spm_unsafe_vmid0\|EACCES' "$us/provider-EPERM.txt" &&
+		grep -q 'hsaKmtSPMRelease(1): status 3' "$us/provider-EPERM.txt"
+	result $? "ACQUIRE refused with EPERM: the message says that amdgpu.spm_paranoid refused and reads 1, names no other parameter, Release after it fails cleanly"
+	provider_run "$us/provider-ENODEV.txt" "version=1.1,xcc=2,acquire_err=ENODEV" 1
+	rc=$?
+	[ "$rc" = 0 ] && grep -q 'hsaKmtSPMAcquire(1): status 11' "$us/provider-ENODEV.txt" &&
+		grep -q 'no SPM (ENODEV): the amdgpu driver could not set up the VMID that SPM writes through' "$us/provider-ENODEV.txt" &&
+		! grep -q 'spm_paranoid\|spm_unsafe_vmid0' "$us/provider-ENODEV.txt" &&
+		grep -q 'hsaKmtSPMRelease(1): status 3' "$us/provider-ENODEV.txt"
+	result $? "ACQUIRE fails with ENODEV (no SPM VMID): NOT_SUPPORTED, the message says so and names no parameter, Release after it fails cleanly"
 	# Debian's real libhsakmt with an open KFD: rocm/fake_kfd_preload.so
 	# serves /dev/kfd and the KFD topology, the fake render node the ioctl.
 	fk=$tool/rocm/fake_kfd_preload.so

@@ -76,7 +76,7 @@ enum {
 	EXIT_OK = 0,
 	EXIT_ERROR = 1,		/* I/O or unexpected ioctl failure */
 	EXIT_USAGE = 2,
-	EXIT_NODEV = 3,		/* no amdgpu device / no profiler interface */
+	EXIT_NODEV = 3,		/* no amdgpu device (ENODEV) / no profiler interface */
 	EXIT_BUSY = 4,
 	EXIT_PERM = 5,
 	EXIT_NOTSUPP = 6,
@@ -261,10 +261,11 @@ static void usage(FILE *f)
 "  -q, --quiet           no progress line\n"
 "  -h, --help            show this help and exit\n"
 "\n"
-"Exit status: 0 ok, 1 error, 2 usage, 3 no amdgpu device or no profiler\n"
-"interface, 4 SPM busy, 5 not permitted, 6 SPM not supported, 7 samples lost\n"
-"(with --fail-on-loss), 8 with -e not every XCC of the partition streamed\n"
-"counter samples (without --allow-partial).\n", prog);
+"Exit status: 0 ok, 1 error, 2 usage, 3 no amdgpu device (none, gone, or\n"
+"without an SPM VMID: ENODEV) or no profiler interface, 4 SPM busy, 5 not\n"
+"permitted, 6 SPM not supported, 7 samples lost (with --fail-on-loss), 8 with\n"
+"-e not every XCC of the partition streamed counter samples (without\n"
+"--allow-partial).\n", prog);
 	{
 		const struct spm_counter_info *t;
 		unsigned int n, i;
@@ -681,10 +682,11 @@ static int status_for(int err)
 	case EBUSY:
 		return EXIT_BUSY;
 	case EPERM:
-	case EACCES:
 		return EXIT_PERM;
 	case EOPNOTSUPP:
 		return EXIT_NOTSUPP;
+	case ENODEV:	/* the device is gone, or (ACQUIRE) has no SPM VMID */
+		return EXIT_NODEV;
 	default:
 		return EXIT_ERROR;
 	}
@@ -1357,7 +1359,7 @@ int main(int argc, char **argv)
 
 	ret = amdgpu_spm_fd_acquire(r.fd);
 	if (ret) {
-		/* EPERM, EACCES: which module parameter refused, as it reads now. */
+		/* EPERM: what amdgpu.spm_paranoid, which refused, reads now. */
 		char why[3072];
 
 		if (*amdgpu_spm_explain_refusal(ret, "", why, sizeof(why)))

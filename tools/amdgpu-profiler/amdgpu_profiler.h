@@ -58,11 +58,10 @@ int amdgpu_prof_version(amdgpu_device_handle dev, uint32_t *version);
  *
  * Returns 0, -EBUSY (another file owns it, or a graphics client reserved a
  * VMID for SPM), -EPERM (the caller lacks CAP_PERFMON: see the
- * amdgpu.spm_paranoid module parameter), -EACCES (GC 9.4.x, where the RLC
- * writes through VMID 0, unless the administrator set the
- * amdgpu.spm_unsafe_vmid0 module parameter), -EOPNOTSUPP (no SPM on this
- * device), -EINVAL (primary node of a partitioned device, or no profiler
- * interface).
+ * amdgpu.spm_paranoid module parameter), -ENODEV (the device is gone, or
+ * the driver could not set up the VMID that SPM writes through when it
+ * loaded), -EOPNOTSUPP (no SPM on this device), -EINVAL (primary node of a
+ * partitioned device, or no profiler interface).
  */
 int amdgpu_prof_spm_acquire(amdgpu_device_handle dev);
 

@@ -2,11 +2,12 @@
 /*
  * Copyright 2026 The amdgpu profiler series authors
  *
- * Why ACQUIRE was refused, from the module parameters (amdgpu_spm_params.h).
- * The kernel checks amdgpu.spm_paranoid first (-EPERM without CAP_PERFMON
- * or CAP_SYS_ADMIN while it is above 0), then amdgpu.spm_unsafe_vmid0
- * (-EACCES while it is off, on every GC 9.4.x part); see
- * Documentation/gpu/amdgpu/profiler.rst, Privilege and Security.
+ * Why ACQUIRE was refused, from the module parameter (amdgpu_spm_params.h).
+ * The only one that refuses is amdgpu.spm_paranoid: -EPERM without
+ * CAP_PERFMON or CAP_SYS_ADMIN while it is above 0 (its default is 1); see
+ * Documentation/gpu/amdgpu/profiler.rst, Privilege. SPM writes through a
+ * VMID of its own whose page table maps only the rings, so no parameter
+ * has to allow it on any GPU (Security there).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +20,6 @@
 #include "amdgpu_spm_params.h"
 
 #define PARANOID	"spm_paranoid"
-#define VMID0		"spm_unsafe_vmid0"
 
 /* The value of parameter @name, newline stripped: 0 or -errno. */
 static int read_param(const char *root, const char *name, char *path,
@@ -45,16 +45,6 @@ static int read_param(const char *root, const char *name, char *path,
 	return 0;
 }
 
-/* A bool parameter as sysfs prints it: 1 on, 0 off, -1 unknown. */
-static int param_bool(const char *v)
-{
-	if (!strcmp(v, "Y") || !strcmp(v, "y") || !strcmp(v, "1"))
-		return 1;
-	if (!strcmp(v, "N") || !strcmp(v, "n") || !strcmp(v, "0"))
-		return 0;
-	return -1;
-}
-
 struct out {
 	char *buf;
 	size_t size, len;
@@ -78,36 +68,6 @@ static void add(struct out *o, const char *fmt, ...)
 			  o->size - o->len - 1;
 }
 
-/* What amdgpu.spm_unsafe_vmid0 says, as the refusal (@refused) or as the next check. */
-static void explain_vmid0(struct out *o, const char *root, int refused)
-{
-	char path[4096], val[32];
-	int r = read_param(root, VMID0, path, sizeof(path), val, sizeof(val));
-	int on = r ? -1 : param_bool(val);
-
-	if (refused) {
-		if (on == 0)
-			add(o, "amdgpu.spm_unsafe_vmid0 is %s (%s): on GC 9.4.x (MI100, MI200, MI300) the RLC writes SPM data through VMID 0, which the kernel allows only when an administrator sets amdgpu.spm_unsafe_vmid0=1 ('echo 1 > %s' as root, or on the kernel command line), trusting everybody who can submit work to the GPU; see the Security section of Documentation/gpu/amdgpu/profiler.rst.",
-			    val, path, path);
-		else if (on == 1)
-			add(o, "amdgpu.spm_unsafe_vmid0 is %s now (%s): it was set after the refusal; try again.",
-			    val, path);
-		else
-			add(o, "The refusal comes from amdgpu.spm_unsafe_vmid0, which must be 1 for SPM on GC 9.4.x (%s: %s); see the Security section of Documentation/gpu/amdgpu/profiler.rst.",
-			    path, r ? strerror(-r) : "unexpected value");
-		return;
-	}
-	if (on == 0)
-		add(o, " Next, amdgpu.spm_unsafe_vmid0 is %s (%s): on GC 9.4.x ACQUIRE will then fail with EACCES until an administrator sets amdgpu.spm_unsafe_vmid0=1 (see the Security section of Documentation/gpu/amdgpu/profiler.rst).",
-		    val, path);
-	else if (on == 1)
-		add(o, " amdgpu.spm_unsafe_vmid0 is %s: SPM through VMID 0 is allowed.",
-		    val);
-	else
-		add(o, " On GC 9.4.x SPM also needs amdgpu.spm_unsafe_vmid0=1 (%s: %s).",
-		    path, r ? strerror(-r) : "unexpected value");
-}
-
 const char *amdgpu_spm_explain_refusal(int err, const char *root, char *buf,
 				       size_t size)
 {
@@ -124,10 +84,6 @@ const char *amdgpu_spm_explain_refusal(int err, const char *root, char *buf,
 	if (!root)
 		root = "";
 
-	if (err == EACCES) {
-		explain_vmid0(&o, root, 1);
-		return buf;
-	}
 	if (err != EPERM)
 		return buf;
 
@@ -142,6 +98,5 @@ const char *amdgpu_spm_explain_refusal(int err, const char *root, char *buf,
 	else
 		add(&o, "amdgpu.spm_paranoid is %ld now (%s): it was lowered after the refusal; try again.",
 		    paranoid, path);
-	explain_vmid0(&o, root, 0);
 	return buf;
 }

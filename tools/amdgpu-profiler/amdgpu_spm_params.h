@@ -2,9 +2,9 @@
 /*
  * Copyright 2026 The amdgpu profiler series authors
  *
- * Internal: the module parameters that decide whether ACQUIRE is allowed,
+ * Internal: the module parameter that decides whether ACQUIRE is allowed,
  * read from /sys/module/amdgpu/parameters/ (mode 0644, so any user can
- * read them, before acquiring or after a refusal). Shared by
+ * read it, before acquiring or after a refusal). Shared by
  * amdgpu-spm-record and the hsakmt provider; not installed.
  */
 #ifndef AMDGPU_SPM_PARAMS_H
@@ -15,13 +15,13 @@
 #define AMDGPU_SPM_PARAMS_DIR	"/sys/module/amdgpu/parameters"
 
 /*
- * Explain an ACQUIRE refused with @err (EPERM or EACCES, either sign) from
- * what the parameters say now: which one refused, its value, and what an
- * administrator changes; for EPERM also whether amdgpu.spm_unsafe_vmid0
- * will refuse next (the kernel checks the privilege first). The files are
+ * Explain an ACQUIRE refused with @err (EPERM, either sign) from what
+ * amdgpu.spm_paranoid, the only parameter that refuses it, says now: its
+ * value, and what the caller or an administrator changes. The file is
  * read below @root ("" for the real system) with open() and read().
  * Writes one or more sentences, without a trailing newline, to @buf;
- * "" for any other @err. Returns @buf.
+ * "" for any other @err (no other refusal comes from a parameter).
+ * Returns @buf.
  */
 __attribute__((visibility("hidden")))
 const char *amdgpu_spm_explain_refusal(int err, const char *root, char *buf,

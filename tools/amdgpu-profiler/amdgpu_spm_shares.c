@@ -178,11 +178,11 @@ const char *amdgpu_prof_spm_strerror(int err, enum amdgpu_prof_spm_call call)
 			return "the SPM of this partition is in use: another process profiles it, or a graphics client reserved a VMID for SPM (AMDGPU_VM_OP_RESERVE_VMID)";
 		return "this file descriptor does not own the SPM";
 	case EPERM:
-		return "not allowed to profile: needs CAP_PERFMON (or CAP_SYS_ADMIN) unless the administrator relaxed the amdgpu.spm_paranoid module parameter (/sys/module/amdgpu/parameters/spm_paranoid); on GC 9.4.x amdgpu.spm_unsafe_vmid0 must be set too";
-	case EACCES:
+		return "not allowed to profile: needs CAP_PERFMON (or CAP_SYS_ADMIN) unless the administrator relaxed the amdgpu.spm_paranoid module parameter (/sys/module/amdgpu/parameters/spm_paranoid)";
+	case ENODEV:
 		if (call == AMDGPU_PROF_SPM_CALL_ACQUIRE)
-			return "SPM refused on this GPU by default: on GC 9.4.x the RLC writes SPM data through VMID 0, which the kernel allows only when the administrator sets the amdgpu.spm_unsafe_vmid0=1 module parameter (the privilege policy is amdgpu.spm_paranoid)";
-		return strerror(err);
+			return "no SPM VMID on this device: the driver could not set up the VMID that SPM writes through when it loaded (see the kernel log), or the device is gone";
+		return "the device is gone (unplugged, or the driver unbound from it)";
 	case EOPNOTSUPP:
 		return "this device has no SPM support (or it is an SR-IOV virtual function)";
 	case ENOMEM:

@@ -425,7 +425,6 @@ static HSAKMT_STATUS status_of(int err)
 	case EIO:	/* SPM stopped by the kernel until Release */
 		return HSAKMT_STATUS_UNAVAILABLE;
 	case EPERM:
-	case EACCES:
 	case EOPNOTSUPP:
 	case ENODEV:
 	case ENOTTY:
@@ -533,21 +532,24 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMAcquire(HSAuint32 PreferredNode)
 		n->said_stopped = false;
 		pthread_mutex_unlock(&lock);
 		break;
-	case EPERM:
-	case EACCES: {
+	case EPERM: {
 		/*
-		 * With the default parameters every GPU the kernel supports
-		 * answers one of these, and ROCm's profilers abort when
-		 * Acquire fails: say which parameter refused, from what it
-		 * reads now, and what to change.
+		 * With the default amdgpu.spm_paranoid a process without
+		 * CAP_PERFMON gets this, and ROCm's profilers abort when
+		 * Acquire fails: say what the parameter reads now and what
+		 * to change.
 		 */
 		char why[3072];
 
-		say("node %u (%s): SPM refused (%s): %s\n", PreferredNode,
-		    n->path, ret == EPERM ? "EPERM" : "EACCES",
+		say("node %u (%s): SPM refused (EPERM): %s\n", PreferredNode,
+		    n->path,
 		    amdgpu_spm_explain_refusal(ret, root(), why, sizeof(why)));
 		break;
 	}
+	case ENODEV:
+		say("node %u (%s): no SPM (ENODEV): the amdgpu driver could not set up the VMID that SPM writes through when it loaded (see the kernel log), or the device is gone\n",
+		    PreferredNode, n->path);
+		break;
 	case EBUSY:
 		say("node %u (%s): SPM busy (EBUSY): another process profiles this partition, or a graphics client reserved a VMID for SPM\n",
 		    PreferredNode, n->path);

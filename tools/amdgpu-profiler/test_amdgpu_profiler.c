@@ -355,11 +355,32 @@ static void test_strerror(void)
 {
 	CHECK(strstr(amdgpu_prof_spm_strerror(-EPERM, AMDGPU_PROF_SPM_CALL_ACQUIRE),
 		     "spm_paranoid") != NULL);
-	/* GC 9.4.x: refused unless the administrator allows VMID 0 writes. */
-	CHECK(strstr(amdgpu_prof_spm_strerror(-EACCES, AMDGPU_PROF_SPM_CALL_ACQUIRE),
-		     "amdgpu.spm_unsafe_vmid0=1") != NULL);
-	CHECK(strstr(amdgpu_prof_spm_strerror(-EACCES, AMDGPU_PROF_SPM_CALL_ACQUIRE),
-		     "amdgpu.spm_paranoid") != NULL);
+	/* spm_paranoid is the only parameter that refuses ACQUIRE. */
+	CHECK(strstr(amdgpu_prof_spm_strerror(-EPERM, AMDGPU_PROF_SPM_CALL_ACQUIRE),
+		     "spm_unsafe_vmid0") == NULL);
+	/* No SPM refusal is EACCES any more: only libc's text for it. */
+	CHECK(!strcmp(amdgpu_prof_spm_strerror(-EACCES, AMDGPU_PROF_SPM_CALL_ACQUIRE),
+		      strerror(EACCES)));
+	/* ENODEV from ACQUIRE: no SPM VMID (set up at load), or no device. */
+	CHECK(strstr(amdgpu_prof_spm_strerror(-ENODEV, AMDGPU_PROF_SPM_CALL_ACQUIRE),
+		     "SPM VMID") != NULL);
+	CHECK(strstr(amdgpu_prof_spm_strerror(ENODEV, AMDGPU_PROF_SPM_CALL_ACQUIRE),
+		     "the device is gone") != NULL);
+	CHECK(strstr(amdgpu_prof_spm_strerror(-ENODEV, AMDGPU_PROF_SPM_CALL_SETDESTBUFF),
+		     "the device is gone") != NULL);
+	CHECK(strstr(amdgpu_prof_spm_strerror(-ENODEV, AMDGPU_PROF_SPM_CALL_SETDESTBUFF),
+		     "SPM VMID") == NULL);
+	/* No explanation names the module parameter that is gone. */
+	{
+		int e, call, named = 0;
+
+		for (e = 1; e < 134; e++)
+			for (call = AMDGPU_PROF_SPM_CALL_VERSION;
+			     call <= AMDGPU_PROF_SPM_CALL_SETDESTBUFF; call++)
+				named += strstr(amdgpu_prof_spm_strerror(-e, call),
+						"unsafe_vmid0") != NULL;
+		CHECK(named == 0);
+	}
 	CHECK(strstr(amdgpu_prof_spm_strerror(-EBUSY, AMDGPU_PROF_SPM_CALL_ACQUIRE),
 		     "RESERVE_VMID") != NULL);
 	CHECK(strstr(amdgpu_prof_spm_strerror(EOPNOTSUPP, AMDGPU_PROF_SPM_CALL_ACQUIRE),

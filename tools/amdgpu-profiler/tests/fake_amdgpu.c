@@ -469,7 +469,7 @@ int fake_amdgpu_parse(const char *s, struct fake_amdgpu_config *c)
 			c->acquire_err = !strcmp(eq, "EPERM") ? EPERM :
 					 !strcmp(eq, "EBUSY") ? EBUSY :
 					 !strcmp(eq, "EOPNOTSUPP") ? EOPNOTSUPP :
-					 !strcmp(eq, "EACCES") ? EACCES :
+					 !strcmp(eq, "ENODEV") ? ENODEV :
 					 atoi(eq);
 			continue;
 		}

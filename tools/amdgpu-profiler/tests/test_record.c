@@ -163,7 +163,12 @@ static bool has(const char *text)
 	return false;
 }
 
-/* ACQUIRE refused: which parameter, what it reads, what to change; exit 5. */
+/*
+ * ACQUIRE refused (EPERM): amdgpu.spm_paranoid, what it reads, what to
+ * change; exit 5. It is the only parameter that refuses: no other is
+ * named, nor read (a left-over spm_unsafe_vmid0 file changes nothing).
+ * ENODEV (no SPM VMID, or the device is gone): exit 3, no parameter talk.
+ */
 static void test_refusals(void)
 {
 	put_param("spm_paranoid", "1\n");
@@ -172,25 +177,42 @@ static void test_refusals(void)
 		  NULL) == 5);
 	CHECK(has("amdgpu-spm-record: cannot acquire the SPM: not allowed to profile"));
 	CHECK(has("amdgpu-spm-record: amdgpu.spm_paranoid is 1 (/sys/module/amdgpu/parameters/spm_paranoid): only a process with CAP_PERFMON or CAP_SYS_ADMIN may acquire SPM"));
-	CHECK(has("Next, amdgpu.spm_unsafe_vmid0 is N (/sys/module/amdgpu/parameters/spm_unsafe_vmid0)"));
-
-	CHECK(run("version=1.1,acquire_err=EACCES", 0, "-q", "-o", "/dev/null",
-		  NULL) == 5);
-	CHECK(has("amdgpu-spm-record: amdgpu.spm_unsafe_vmid0 is N (/sys/module/amdgpu/parameters/spm_unsafe_vmid0): on GC 9.4.x"));
-	CHECK(has("'echo 1 > /sys/module/amdgpu/parameters/spm_unsafe_vmid0' as root"));
-
-	/* The parameters cannot be read (no amdgpu module here): still named. */
-	put_param("spm_paranoid", NULL);
+	CHECK(has("'echo 0 > /sys/module/amdgpu/parameters/spm_paranoid' as root"));
+	CHECK(!strstr(out, "spm_unsafe_vmid0") && !strstr(out, "VMID 0") &&
+	      !strstr(out, "Next,"));
 	put_param("spm_unsafe_vmid0", NULL);
+
+	/* Lowered since the refusal: try again. */
+	put_param("spm_paranoid", "0\n");
+	CHECK(run("version=1.1,acquire_err=EPERM", 0, "-q", "-o", "/dev/null",
+		  NULL) == 5);
+	CHECK(has("amdgpu.spm_paranoid is 0 now (/sys/module/amdgpu/parameters/spm_paranoid): it was lowered after the refusal; try again."));
+
+	/* The parameter cannot be read (no amdgpu module here): still named. */
+	put_param("spm_paranoid", NULL);
 	CHECK(run("version=1.1,acquire_err=EPERM", 0, "-q", "-o", "/dev/null",
 		  NULL) == 5);
 	CHECK(has("The refusal comes from amdgpu.spm_paranoid"));
-	CHECK(has("On GC 9.4.x SPM also needs amdgpu.spm_unsafe_vmid0=1"));
+	CHECK(!strstr(out, "spm_unsafe_vmid0"));
+
+	/* No SPM VMID (or no device any more): exit 3, said so. */
+	put_param("spm_paranoid", "1\n");
+	CHECK(run("version=1.1,acquire_err=ENODEV", 0, "-q", "-o", "/dev/null",
+		  NULL) == 3);
+	CHECK(has("amdgpu-spm-record: cannot acquire the SPM: no SPM VMID on this device: the driver could not set up the VMID that SPM writes through when it loaded (see the kernel log), or the device is gone"));
+	CHECK(!strstr(out, "spm_paranoid") && !strstr(out, "spm_unsafe_vmid0"));
+
+	/* EACCES is no refusal of the kernel's: no parameter named, exit 1. */
+	CHECK(run("version=1.1,acquire_err=13", 0, "-q", "-o", "/dev/null",
+		  NULL) == 1);
+	CHECK(has("amdgpu-spm-record: cannot acquire the SPM: Permission denied"));
+	CHECK(!strstr(out, "spm_paranoid") && !strstr(out, "spm_unsafe_vmid0"));
 
 	/* Other errors get no parameter talk. */
 	CHECK(run("version=1.1,acquire_err=EBUSY", 0, "-q", "-o", "/dev/null",
 		  NULL) == 4);
 	CHECK(!strstr(out, "spm_paranoid") && !strstr(out, "spm_unsafe_vmid0"));
+	put_param("spm_paranoid", NULL);
 }
 
 /*
@@ -1121,7 +1143,6 @@ int main(int argc, char **argv)
 	test_submit_errors();
 
 	put_param("spm_paranoid", NULL);
-	put_param("spm_unsafe_vmid0", NULL);
 	unlink(stats);
 	rmdir(params);
 	return unit_done();

@@ -7,9 +7,10 @@
  * The suite is skipped as a whole when the machine has no amdgpu render
  * node, and the SPM tests are skipped when the device has no SPM support
  * (-EOPNOTSUPP). Tests that need to own the SPM are skipped when the caller
- * may not profile (-EPERM, see amdgpu.spm_paranoid), when the GPU refuses
- * SPM by default (-EACCES on GC 9.4.x, see amdgpu.spm_unsafe_vmid0) or
- * another client holds it (-EBUSY). -l and -h work without a device.
+ * may not profile (-EPERM, see amdgpu.spm_paranoid), when the driver has no
+ * SPM VMID (-ENODEV: it could not set one up at load) or another client
+ * holds it (-EBUSY). With the default module parameters and CAP_PERFMON
+ * nothing is skipped for policy. -l and -h work without a device.
  *
  * AMDGPU_RENDER_NODE=/dev/dri/renderDN selects the node (on a partitioned
  * device: the partition) to test; by default the first amdgpu render node.
@@ -603,8 +604,8 @@ static void gpu_fini(int fd, struct spm_gpu *g)
 
 static const char why_perm[] =
 	"may not profile: needs CAP_PERFMON or a relaxed amdgpu.spm_paranoid";
-static const char why_vmid0[] =
-	"refused: the RLC writes via VMID 0 (GC 9.4.x); set amdgpu.spm_unsafe_vmid0=1";
+static const char why_no_vmid[] =
+	"SPM VMID not available: the driver could not set it up at load (see the kernel log)";
 static const char why_busy[] =
 	"SPM busy: another profiler or a graphics VMID reservation";
 static const char why_primary[] =
@@ -657,7 +658,8 @@ FIXTURE_TEARDOWN(spm)
 
 /*
  * Take the SPM through @fd. When the environment does not allow it (no
- * privilege, somebody else profiling) *@why says why and the test skips.
+ * privilege, no SPM VMID, somebody else profiling) *@why says why and the
+ * test skips.
  */
 static int acquire(int fd, const char **why)
 {
@@ -666,8 +668,8 @@ static int acquire(int fd, const char **why)
 	*why = NULL;
 	if (ret == -EPERM)
 		*why = why_perm;
-	else if (ret == -EACCES)
-		*why = why_vmid0;
+	else if (ret == -ENODEV)
+		*why = why_no_vmid;
 	else if (ret == -EBUSY)
 		*why = why_busy;
 	return ret;
@@ -1482,8 +1484,8 @@ TEST_F(spm, privilege_policy)
 
 	if (ret == -EBUSY)
 		SKIP(return, "%s", why_busy);
-	if (ret == -EACCES)
-		SKIP(return, "%s", why_vmid0);
+	if (ret == -ENODEV)
+		SKIP(return, "%s", why_no_vmid);
 	ret = in_child(child_unprivileged);
 	if (ret == 4)
 		SKIP(return, "SPM busy");
