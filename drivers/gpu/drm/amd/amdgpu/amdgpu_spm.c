@@ -634,12 +634,12 @@ static void spm_hw_stop(struct amdgpu_spm_session *s)
 }
 
 /*
- * Give the hardware back: stopped; no PTE of our rings left, and each
- * context parked on the device's empty table, flushed, so that nothing the
- * RLC does from now on reaches the rings and the table, which are freed
- * next (not the acquisition's own table: after a partition switch an XCC
- * parked there would reach the partition's next rings); SPM_VMID (still)
- * the SPM VMID; no ring.
+ * Give the hardware back: stopped; each context parked on the device's
+ * empty table, flushed, so that nothing the RLC does from now on reaches
+ * the rings and the acquisition's table, which are freed next (parked on
+ * the device's table, not on an emptied own one: after a partition switch
+ * an XCC parked there would reach the partition's next rings); SPM_VMID
+ * (still) the SPM VMID; no ring.
  */
 static void spm_hw_release(struct amdgpu_spm_session *s)
 {
@@ -649,7 +649,6 @@ static void spm_hw_release(struct amdgpu_spm_session *s)
 
 	for (i = 0; i < s->num_xcc; i++)
 		funcs->stop(adev, s->xcc[i].xcc);
-	amdgpu_spm_pt_clear(adev, &s->pt);
 	for (i = 0; i < s->num_xcc; i++) {
 		amdgpu_spm_vmid_use(adev, s->xcc[i].xcc, &adev->spm.park);
 		funcs->set_vmid(adev, s->xcc[i].xcc, adev->spm.vmid);

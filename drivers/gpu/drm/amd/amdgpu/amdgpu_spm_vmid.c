@@ -63,9 +63,10 @@
  *   SPM VMID instead (amdgpu_spm_job_vmid()). So SPM_VMID is never 0, the
  *   GART, and never a KFD VMID; graphics jobs of a VMID reserved for SPM
  *   still select their own VM, as before.
- * - **Release** stops the RLC, clears the acquisition's PTEs, parks each
- *   context on the empty table and flushes, and only then are the rings and
- *   the acquisition's table freed (amdgpu_spm.c).
+ * - **Release** stops the RLC, parks each context on the empty table and
+ *   flushes, and only then are the rings and the acquisition's table
+ *   freed (amdgpu_spm.c): no context points at that table any more, so
+ *   clearing it first would change nothing.
  *
  * Whether a command stream can also write RLC_SPM_MC_CNTL is not public;
  * the kernel writes it (amdgpu_vm_flush() through update_spm_vmid). If a
@@ -257,10 +258,14 @@ u32 amdgpu_spm_pt_pages(u32 ring_size, unsigned int num_rings)
 }
 
 /**
- * amdgpu_spm_pt_init - allocate a table with no valid PTE
+ * amdgpu_spm_pt_init - allocate a table
  * @adev: the device
  * @pt: filled in
  * @npages: GPU pages it covers
+ *
+ * What the table holds is not known (VRAM is not cleared): the users
+ * clear it before a context points at it, each time, as a VRAM loss may
+ * have changed it since.
  *
  * Return: 0 or a negative errno.
  */
@@ -273,7 +278,6 @@ int amdgpu_spm_pt_init(struct amdgpu_device *adev, struct amdgpu_spm_pt *pt,
 	if (r)
 		return r;
 	pt->npages = npages;
-	amdgpu_spm_pt_clear(adev, pt);
 	return 0;
 }
 

@@ -139,18 +139,16 @@ static u32 user_stream_emit(struct spm_env *e, u32 xcc, u64 base)
 }
 
 /*
- * ACQUIRE: through SPM_VMID each XCC reaches exactly the partition's
- * rings, each ring base page for page at the ring's DMA addresses, and no
- * other page: not outside the context's range, not the page after a ring.
+ * Through SPM_VMID each XCC reaches exactly the partition's rings, each
+ * ring base page for page at the ring's DMA addresses, and no other page:
+ * not outside the context's range, not the page after a ring.
  */
-static void spm_vmid_only_rings_translate(struct kunit *test)
+static void expect_only_rings(struct kunit *test, struct spm_env *e)
 {
-	struct spm_env *e = vmid_env(test);
 	unsigned int n = part(test)->nxcc, i, j;
 	int slot[AMDGPU_SPM_MAX_XCC];
 	u64 ring_pages = 0;
 
-	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	for (j = 0; j < n; j++) {
 		u64 dma;
 
@@ -204,6 +202,15 @@ static void spm_vmid_only_rings_translate(struct kunit *test)
 		/* Through VMID 0, the GART, nothing is programmed at all */
 		KUNIT_EXPECT_EQ(test, e->m->x[i].vmid0, 0);
 	}
+}
+
+/* ACQUIRE maps the rings and nothing else */
+static void spm_vmid_only_rings_translate(struct kunit *test)
+{
+	struct spm_env *e = vmid_env(test);
+
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	expect_only_rings(test, e);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
@@ -295,6 +302,8 @@ static void spm_vmid_never_0(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, e->m->x[i].stray, 0);
 		KUNIT_EXPECT_EQ(test, e->m->x[i].vmfaults, 0);
 	}
+	/* The table was cleared again before the rings were mapped again */
+	expect_only_rings(test, e);
 
 	/* Resume from suspend */
 	adev->in_suspend = true;
