@@ -175,9 +175,10 @@ static void expect_only_rings(struct kunit *test, struct spm_env *e)
 			u64 k;
 
 			for (k = 0; k < r->size / PAGE; k++) {
+				u64 va = ring_base(e, j) + k * PAGE;
+
 				KUNIT_ASSERT_EQ(test, spm_model_translate(e->m, i, SPM_MODEL_VMID,
-									  ring_base(e, j) + k * PAGE,
-									  &dma), 0);
+									  va, &dma), 0);
 				KUNIT_EXPECT_EQ(test, dma, r->dma + k * PAGE);
 			}
 			/* The page after a ring faults */
