@@ -63,7 +63,7 @@ static u32 spm_state(struct spm_env *e, u32 xcc)
 
 static u64 ring_base(struct spm_env *e, u32 xcc)
 {
-	return (u64)reg(e, xcc, SPM_R_BASE_HI) << 32 | reg(e, xcc, SPM_R_BASE_LO);
+	return spm_model_ring_base(e->m, xcc);
 }
 
 static unsigned int nxcc_of(struct kunit *test)

@@ -536,8 +536,17 @@ static int spm_model_xlate_page(struct spm_model *m, u32 xcc, u32 vmid,
 	return 0;
 }
 
-/* The ring slot whose pages hold DMA address @dma, or -1 */
-static int spm_model_ring_of_dma(struct spm_model *m, u64 dma)
+/**
+ * spm_model_ring_of_dma - the ring slot whose pages hold a DMA address
+ * @m: the model
+ * @dma: the address
+ *
+ * Also a freed ring's slot, until it is allocated again: see
+ * &spm_model_ring.live.
+ *
+ * Return: the index into &spm_model.rings, or -1.
+ */
+int spm_model_ring_of_dma(struct spm_model *m, u64 dma)
 {
 	int i;
 
@@ -896,6 +905,19 @@ unsigned int spm_model_live_pts(struct spm_model *m)
 u32 spm_model_read(struct spm_model *m, u32 xcc, enum spm_model_reg r)
 {
 	return spm_model_rreg(m->adev, spm_model_addr(m, xcc, r) * 4);
+}
+
+/**
+ * spm_model_ring_base - what the ring base registers of an XCC hold
+ * @m: the model
+ * @xcc: logical XCC
+ *
+ * Return: RLC_SPM_PERFMON_RING_BASE_HI:_LO.
+ */
+u64 spm_model_ring_base(struct spm_model *m, u32 xcc)
+{
+	return (u64)spm_model_read(m, xcc, SPM_R_BASE_HI) << 32 |
+	       spm_model_read(m, xcc, SPM_R_BASE_LO);
 }
 
 void spm_model_write(struct spm_model *m, u32 xcc, enum spm_model_reg r, u32 v)

@@ -268,6 +268,8 @@ struct spm_model *spm_model_create(struct kunit *test,
 				   const struct spm_model_layout *l,
 				   unsigned int nxcc);
 u32 spm_model_read(struct spm_model *m, u32 xcc, enum spm_model_reg r);
+u64 spm_model_ring_base(struct spm_model *m, u32 xcc);
+int spm_model_ring_of_dma(struct spm_model *m, u64 dma);
 void spm_model_write(struct spm_model *m, u32 xcc, enum spm_model_reg r, u32 v);
 u32 spm_model_field(struct spm_model *m, u32 xcc, enum spm_model_reg r,
 		    u32 mask, u32 shift);

@@ -76,7 +76,7 @@ static u32 spm_vmid_of(struct spm_env *e, u32 xcc)
 
 static u64 ring_base(struct spm_env *e, u32 xcc)
 {
-	return (u64)reg(e, xcc, SPM_R_BASE_HI) << 32 | reg(e, xcc, SPM_R_BASE_LO);
+	return spm_model_ring_base(e->m, xcc);
 }
 
 static u64 ctx64(struct spm_env *e, u32 xcc, enum spm_model_reg lo)
@@ -85,16 +85,12 @@ static u64 ctx64(struct spm_env *e, u32 xcc, enum spm_model_reg lo)
 	       spm_model_ctx_read(e->m, xcc, SPM_MODEL_VMID, lo);
 }
 
-/* The ring slot of the model whose pages hold @dma, or -1 */
+/* The live ring slot of the model whose pages hold @dma, or -1 */
 static int ring_of_dma(struct spm_env *e, u64 dma)
 {
-	int i;
+	int i = spm_model_ring_of_dma(e->m, dma);
 
-	for (i = 0; i < SPM_MODEL_MAX_RINGS; i++)
-		if (e->m->rings[i].live && dma >= e->m->rings[i].dma &&
-		    dma < e->m->rings[i].dma + e->m->rings[i].size)
-			return i;
-	return -1;
+	return i >= 0 && e->m->rings[i].live ? i : -1;
 }
 
 /* The context of the SPM VMID on @xcc is one the RLC can use safely */
