@@ -64,6 +64,13 @@
  *         something that is no data at all.
  * stall   In mode 3: the RLC looks for room for a whole sample before it
  *         starts one, or for each line, stopping inside a sample.
+ * at      In mode 3, where it stops: short of the read pointer (the write
+ *         pointer never comes round to it, so equal pointers always mean
+ *         an empty ring), or at the read pointer itself (it fills the
+ *         line before RDPTR too, and tells a full ring from an empty one
+ *         by what it wrote since RDPTR last moved). kfd_spm.c takes equal
+ *         pointers as "no new data", which fits the first; nothing rules
+ *         out the second.
  * hdr     The rest of the first 0x20 bytes (kfd_spm.c calls them "Meta
  *         data area"): left alone, or written by the RLC with each pointer.
  *
@@ -99,11 +106,12 @@ struct rlc_hw_reading {
 	enum rlc_hw_stale stale;
 	enum rlc_hw_stall stall;
 	bool hdr;
+	bool at;
 };
 
 /*
  * The readings the tests run under: every value of every parameter, and
- * every pair of values of two parameters, in six runs (a covering array;
+ * every pair of values of two parameters, in ten runs (a covering array;
  * the first is the reading of the drain's own writer).
  */
 static const struct rlc_hw_reading rlc_hw_readings[] = {
@@ -119,6 +127,19 @@ static const struct rlc_hw_reading rlc_hw_readings[] = {
 	  RLC_HW_END_ZERO, RLC_HW_PUB_SAMPLE, RLC_HW_STALE_JUNK, RLC_HW_STALL_LINE, true },
 	{ "endsize,line,junk,stall-sample",
 	  RLC_HW_END_SIZE, RLC_HW_PUB_LINE, RLC_HW_STALE_JUNK, RLC_HW_STALL_SAMPLE, false },
+	/* Stopping at the read pointer, with each other value it pairs with */
+	{ "end0,sample,keep,stall-sample-at",
+	  RLC_HW_END_ZERO, RLC_HW_PUB_SAMPLE, RLC_HW_STALE_KEEP, RLC_HW_STALL_SAMPLE, false,
+	  true },
+	{ "endsize,line,mirror,stall-line-at,hdr",
+	  RLC_HW_END_SIZE, RLC_HW_PUB_LINE, RLC_HW_STALE_MIRROR, RLC_HW_STALL_LINE, true,
+	  true },
+	{ "end0,line,junk,stall-sample-at,hdr",
+	  RLC_HW_END_ZERO, RLC_HW_PUB_LINE, RLC_HW_STALE_JUNK, RLC_HW_STALL_SAMPLE, true,
+	  true },
+	{ "endsize,sample,keep,stall-line-at",
+	  RLC_HW_END_SIZE, RLC_HW_PUB_SAMPLE, RLC_HW_STALE_KEEP, RLC_HW_STALL_LINE, false,
+	  true },
 };
 
 /* Readings that neither the drain nor kfd_spm.c is written for */
@@ -143,6 +164,8 @@ static const struct rlc_hw_reading rlc_hw_readings_extra[] = {
  * @pubs: pointers published
  * @overrun: samples not written because their spill would not fit @guard
  *	(a test that configures that is wrong)
+ * @full: (reading "at") the write pointer came round to the read pointer
+ * @full_at: the read pointer it came round to
  * @rd: the reading
  */
 struct rlc_hw {
@@ -158,6 +181,8 @@ struct rlc_hw {
 	u64 samples;
 	u32 pubs;
 	u64 overrun;
+	bool full;
+	u32 full_at;
 	const struct rlc_hw_reading *rd;
 };
 
@@ -252,14 +277,32 @@ static inline u32 rlc_hw_end_ptr(const struct rlc_hw *h)
 
 /*
  * Mode 3: whether there is room for @bytes at the next line, with the
- * read pointer at @rdptr: the write pointer must not come round to it.
+ * read pointer at @rdptr: the write pointer must not come round to it
+ * (or, reading "at", not past it; the ring is full once it came round,
+ * until the read pointer moves).
  */
-static inline bool rlc_hw_room(const struct rlc_hw *h, u32 rdptr, u32 bytes)
+static inline bool rlc_hw_room(struct rlc_hw *h, u32 rdptr, u32 bytes)
 {
 	u32 at = h->pos >= h->size ? h->pos - h->size : h->pos;
 	u32 used = at >= rdptr ? at - rdptr : at + h->size - rdptr;
 
-	return used + bytes < h->size;
+	if (!h->rd->at)
+		return used + bytes < h->size;
+	if (h->full && rdptr == h->full_at)
+		return false;
+	h->full = false;
+	return used + bytes <= h->size;
+}
+
+/* Reading "at": the write pointer is at the read pointer after a write */
+static inline void rlc_hw_filled(struct rlc_hw *h, u32 rdptr)
+{
+	u32 at = h->pos >= h->size ? h->pos - h->size : h->pos;
+
+	if (h->rd->at && at == rdptr) {
+		h->full = true;
+		h->full_at = rdptr;
+	}
 }
 
 /*
@@ -310,6 +353,10 @@ static inline bool rlc_hw_write(struct rlc_hw *h, bool stall, u32 rdptr)
 		} else if (rd->pub == RLC_HW_PUB_LINE_SPILL && done < n) {
 			h->seq = seq;
 			rlc_hw_publish(h, pos - size);
+		}
+		if (stall) {
+			h->pos = pos;
+			rlc_hw_filled(h, rdptr);
 		}
 	}
 	h->pos = pos;

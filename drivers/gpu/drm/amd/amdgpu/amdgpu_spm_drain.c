@@ -123,7 +123,7 @@ static u8 *spm_data(struct amdgpu_spm_cursor *c)
  * ring: the spill lies outside the ring, and the RLC writes the last line
  * of the ring before any byte of its next spill.
  */
-static u32 spm_sentinel_line(struct amdgpu_spm_cursor *c, u32 pos)
+static u32 spm_sentinel_line(const struct amdgpu_spm_cursor *c, u32 pos)
 {
 	return pos && pos < c->size ? pos - LINE : c->size - LINE;
 }
@@ -656,16 +656,24 @@ int amdgpu_spm_share_header(struct amdgpu_spm_share *sh,
  * amdgpu_spm_cursor_rdptr - the read pointer to give the RLC
  * @c: the cursor
  *
- * The offset the RLC may write up to. Inside a spill (the drain stopped
- * past the end of the data) that is 0, not the offset the spill stands
- * for: the sentinel is in the last line of the ring, which an RLC that
- * stalls at its read pointer must not write before the spill is consumed.
+ * The offset the RLC may write up to in a ring mode that stalls: the line
+ * that holds the sentinel (spm_sentinel_line()), not the read pointer.
+ * Where exactly a stalling RLC stops is not documented: short of
+ * RLC_SPM_RING_RDPTR, or at it, writing the line before it too. Given the
+ * read pointer, an RLC of the second kind would fill the sentinel's line
+ * whenever the ring is full, and a full ring would read as a lap; given
+ * the sentinel's line, an RLC of either kind leaves it alone. This costs
+ * a line or two of the ring's capacity in those modes, and nothing in
+ * mode 0, where the RLC does not look at RDPTR. Inside a spill (the drain
+ * stopped past the end of the data) the sentinel is the last line of the
+ * ring, which an RLC that stalls there cannot write before the spill is
+ * consumed.
  *
- * Return: an offset in the ring.
+ * Return: an offset in the ring, a multiple of %AMDGPU_SPM_LINE_SIZE.
  */
 u32 amdgpu_spm_cursor_rdptr(const struct amdgpu_spm_cursor *c)
 {
-	return c->rptr >= c->size ? 0 : c->rptr;
+	return spm_sentinel_line(c, c->rptr);
 }
 
 /**

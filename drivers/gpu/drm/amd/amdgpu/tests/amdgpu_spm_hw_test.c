@@ -183,7 +183,11 @@ static void spm_hw_start_programs(struct kunit *test)
 		/* The profiler's sample interval stays as it was */
 		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_PERFMON_CNTL) >> 16, 0x100);
 		KUNIT_EXPECT_EQ(test, spm_state(e, i), SPM_MODEL_DISABLE_AND_RESET);
-		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_RDPTR), 0);
+		/*
+		 * Nothing read yet: RDPTR is the sentinel's line, the last of
+		 * the ring, which an RLC stalling at RDPTR must leave alone
+		 */
+		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_RDPTR), SZ_64K - AMDGPU_SPM_RING_HDR_SIZE - LINE);
 		if (e->m->l->clk_mask)
 			KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_CLK_CNTL) & e->m->l->clk_mask,
 					e->m->l->clk_mask);
