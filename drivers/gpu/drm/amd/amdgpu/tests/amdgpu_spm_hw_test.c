@@ -35,9 +35,13 @@ static const struct spm_model_layout *layout(struct kunit *test)
 	return test->priv;
 }
 
+/* The environment, under the reading the case runs with (if any) */
 static struct spm_env *hw_env(struct kunit *test, unsigned int nxcc, u32 ring)
 {
-	return spm_env_create(test, layout(test), nxcc, ring);
+	struct spm_env *e = spm_env_create(test, layout(test), nxcc, ring);
+
+	spm_model_set_reading(e->m, test->param_value);
+	return e;
 }
 
 static u32 reg(struct spm_env *e, u32 xcc, enum spm_model_reg r)
@@ -69,6 +73,21 @@ static u64 ring_base(struct spm_env *e, u32 xcc)
 static unsigned int nxcc_of(struct kunit *test)
 {
 	return layout(test)->num_xcc;
+}
+
+/*
+ * The profiler starts counting on @xcc and, under a reading that says so,
+ * selects ring mode 3 the way aqlprofile's command stream does
+ */
+static void profiler_start(struct spm_env *e, u32 xcc, u32 sample)
+{
+	const struct spm_model_layout *l = e->m->l;
+
+	spm_model_profiler_start(e->m, xcc, sample);
+	if (e->m->rd->user_mode3)
+		spm_model_write(e->m, xcc, SPM_R_PERFMON_CNTL,
+				(reg(e, xcc, SPM_R_PERFMON_CNTL) & ~l->ring_mode_mask) |
+				(3 << l->ring_mode_shift));
 }
 
 /* What an earlier user of the SPM may have left: the other ring modes */
@@ -206,9 +225,12 @@ static void spm_hw_start_programs(struct kunit *test)
 }
 
 /*
- * RELEASE gives the hardware back: stopped, SPM_VMID "none", no ring; the
- * rings are freed only after that, and the RLC never writes to freed
- * memory.
+ * RELEASE gives the hardware back: stopped, the SPM VMID parked, no ring;
+ * the rings are freed only after that, and the RLC never writes to freed
+ * memory. A profiler that starts counting afterwards writes nothing, and
+ * under the reading that an RLC with no ring writes at GPU address 0, that
+ * write faults in the parked VMID's empty table (without retrying) instead
+ * of reaching memory.
  */
 static void spm_hw_release_gives_back(struct kunit *test)
 {
@@ -219,7 +241,7 @@ static void spm_hw_release_gives_back(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, SZ_64K, 0, NULL), 0);
 	for (i = 0; i < n; i++)
-		spm_model_profiler_start(e->m, i, SAMPLE);
+		profiler_start(e, i, SAMPLE);
 	e->m->nlog = 0;
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
@@ -240,8 +262,14 @@ static void spm_hw_release_gives_back(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, vmid_writes_only(e, i, 0, SPM_MODEL_VMID));
 		KUNIT_EXPECT_LT(test, spm_model_find_write(e->m, i, SPM_R_CLK_CNTL, 0), 0);
 		/* A profiler that starts counting again streams nowhere */
-		spm_model_profiler_start(e->m, i, SAMPLE);
-		KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, i, SAMPLE), 0);
+		profiler_start(e, i, SAMPLE);
+		KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, i, 2 * SAMPLE), 0);
+		KUNIT_EXPECT_EQ_MSG(test, e->m->x[i].vmfaults, e->m->rd->zero_va0 ? 2 : 0,
+				    "xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, e->m->x[i].retry_faults, 0, "xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, e->m->x[i].stray, 0, "xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, e->m->x[i].vmid0, 0, "xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, e->m->x[i].emitted, 0, "xcc %u", i);
 	}
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_FALSE(test, amdgpu_spm_xcc_owned(e->adev, i));
@@ -289,7 +317,7 @@ static void stream_run(struct kunit *test, const struct stream_run *r)
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf[0], size, 0, NULL), 0);
 	for (i = 0; i < r->nxcc; i++)
-		spm_model_profiler_start(e->m, i, SAMPLE);
+		profiler_start(e, i, SAMPLE);
 	spm_env_stats(test, e, 0, &st0);
 	t0 = ktime_get_ns();
 	if (r->rate)
@@ -338,6 +366,8 @@ static void stream_run(struct kunit *test, const struct stream_run *r)
 		KUNIT_EXPECT_EQ_MSG(test, chk[i].lines * LINE, e->m->x[i].emitted,
 				    "xcc %u", i);
 		KUNIT_EXPECT_GE_MSG(test, e->m->x[i].emitted, r->total, "xcc %u", i);
+		/* In mode 3 too: the drain keeps the RLC from stalling */
+		KUNIT_EXPECT_EQ_MSG(test, e->m->x[i].stalls, 0, "xcc %u", i);
 	}
 	expect_clean(test, e, r->nxcc);
 	kunit_info(test, "%u XCCs: %llu MB/s per XCC for %llu ms, %llu wake-ups (%llu per second)\n",
@@ -424,7 +454,7 @@ static void spm_hw_stream_timer(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * share, 0, NULL), 0);
 	for (i = 0; i < n; i++)
-		spm_model_profiler_start(e->m, i, SAMPLE);
+		profiler_start(e, i, SAMPLE);
 	spm_env_stats(test, e, 0, &st0);
 	t0 = ktime_get_ns();
 	st = spm_model_stream_start(test, e->m, GENMASK(n - 1, 0), rate, total);
@@ -468,6 +498,7 @@ static void spm_hw_stream_timer(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, chk[i].lines * LINE, e->m->x[i].emitted,
 				    "xcc %u", i);
 		KUNIT_EXPECT_GE_MSG(test, e->m->x[i].emitted, (u64)total, "xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, e->m->x[i].stalls, 0, "xcc %u", i);
 	}
 	expect_clean(test, e, n);
 	kunit_info(test, "%llu wake-ups in %llu ms\n", st1.wakeups - st0.wakeups,
@@ -476,41 +507,67 @@ static void spm_hw_stream_timer(struct kunit *test)
 }
 
 /*
- * Past the drain's capacity: one XCC laps its ring between two drains. Its
- * share, and only its, reports the loss; nothing stale arrives.
+ * Past the drain's capacity: one XCC's RLC writes three rings' worth
+ * between two drains. In mode 0 it laps: its share, and only its, reports
+ * the loss, and nothing stale arrives. In mode 3 (a reading that has the
+ * profiler select it) it stalls when the ring is full instead: what it
+ * wrote arrives whole and in order, and the samples it could not take are
+ * lost where the kernel cannot see them (profiler.rst, Draining), so no
+ * share reports loss; under every reading of where it stops, a full ring
+ * is not taken for a lap.
  */
 static void spm_hw_overload_loss_is_per_xcc(struct kunit *test)
 {
 	unsigned int n = min(nxcc_of(test), 2u), i;
 	struct spm_env *e = hw_env(test, n, SZ_64K);
+	bool mode3 = e->m->rd->user_mode3;
 	u32 size = n * SZ_256K;
 	unsigned long buf = spm_env_user_buf(test, size, MAP_PRIVATE | MAP_ANONYMOUS);
 	struct drm_amdgpu_spm_args out;
 	struct spm_model_check chk = {};
+	struct amdgpu_spm_stats st;
+	/*
+	 * The last XCC's samples tile its ring's data (2047 lines, 64 KiB
+	 * less the header, are 23 samples of 89): an RLC that stops at
+	 * RDPTR can come right up to it, and a sentinel in the line before
+	 * RDPTR would be written over
+	 */
+	const u32 tile = 89 * LINE;
 
 	amdgpu_spm_backstop_ms = 60000;
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, size, 0, NULL), 0);
 	for (i = 0; i < n; i++)
-		spm_model_profiler_start(e->m, i, SAMPLE);
+		profiler_start(e, i, i == n - 1 ? tile : SAMPLE);
 	/* The last XCC writes three laps of its ring at once, the others a bit */
 	for (i = 0; i + 1 < n; i++)
 		spm_model_emit(e->m, i, 8 * SAMPLE);
 	spm_model_emit(e->m, n - 1, 3 * SZ_64K);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
-	KUNIT_EXPECT_NE(test, out.has_data_loss, 0);
+	spm_env_stats(test, e, 0, &st);
+	KUNIT_EXPECT_EQ(test, !!out.has_data_loss, !mode3);
+	KUNIT_EXPECT_EQ(test, !!st.laps, !mode3);
 	for (i = 0; i < n; i++) {
 		struct drm_amdgpu_spm_buffer_header h;
+		bool last = i == n - 1;
 
 		spm_env_read_header(test, buf, i * SZ_256K, &h);
 		KUNIT_EXPECT_EQ_MSG(test, !!(h.has_data_loss & AMDGPU_SPM_LOSS_SAMPLES),
-				    i == n - 1, "xcc %u", i);
+				    last && !mode3, "xcc %u", i);
 		memset(&chk, 0, sizeof(chk));
 		spm_model_check_share(test, buf, i * SZ_256K, h.bytes_copied, i, &chk);
 		KUNIT_EXPECT_FALSE(test, chk.bad);
 		KUNIT_EXPECT_FALSE(test, chk.order);
-		if (i + 1 < n)
+		if (!last)
 			KUNIT_EXPECT_EQ(test, h.bytes_copied, 8 * SAMPLE);
+		KUNIT_EXPECT_EQ_MSG(test, e->m->x[i].stalls ? 1 : 0, last && mode3,
+				    "xcc %u", i);
+		if (!last || mode3) {
+			/* Everything the RLC wrote, with no gap */
+			KUNIT_EXPECT_EQ_MSG(test, chk.gaps, 0, "xcc %u", i);
+			KUNIT_EXPECT_EQ_MSG(test, chk.lines * LINE, e->m->x[i].emitted,
+					    "xcc %u", i);
+		}
 	}
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
@@ -1117,12 +1174,16 @@ static int gfx_v9_0_init(struct kunit *test)
 static struct kunit_case gfx_v9_4_3_cases[] = {
 	KUNIT_CASE(spm_hw_acquire_programs),
 	KUNIT_CASE(spm_hw_start_programs),
-	KUNIT_CASE(spm_hw_release_gives_back),
-	KUNIT_CASE_SLOW(spm_hw_stream_1),
-	KUNIT_CASE_SLOW(spm_hw_stream_4),
-	KUNIT_CASE_SLOW(spm_hw_stream_8),
-	KUNIT_CASE_SLOW(spm_hw_stream_timer),
-	KUNIT_CASE(spm_hw_overload_loss_is_per_xcc),
+	KUNIT_CASE_PARAM(spm_hw_release_gives_back, spm_model_reading_gen),
+	KUNIT_CASE_PARAM_ATTR(spm_hw_stream_1, spm_model_reading_gen,
+			       { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_PARAM_ATTR(spm_hw_stream_4, spm_model_reading_gen,
+			       { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_PARAM_ATTR(spm_hw_stream_8, spm_model_reading_gen,
+			       { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_PARAM_ATTR(spm_hw_stream_timer, spm_model_reading_gen,
+			       { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_PARAM(spm_hw_overload_loss_is_per_xcc, spm_model_reading_gen),
 	KUNIT_CASE(spm_hw_reset_reprograms),
 	KUNIT_CASE(spm_hw_resume_reprograms),
 	KUNIT_CASE(spm_hw_rlc_resume_keeps_vmid),
@@ -1134,18 +1195,20 @@ static struct kunit_case gfx_v9_4_3_cases[] = {
 	KUNIT_CASE(spm_hw_first_buffer_waits_for_start),
 	KUNIT_CASE(spm_hw_release_unplugged),
 	KUNIT_CASE(spm_hw_tamper_programmed),
-	KUNIT_CASE(spm_hw_ring_mode_3_threshold),
-	KUNIT_CASE(spm_hw_ring_mode_3_writes_after_drain),
+	KUNIT_CASE_PARAM(spm_hw_ring_mode_3_threshold, spm_model_reading_gen),
+	KUNIT_CASE_PARAM(spm_hw_ring_mode_3_writes_after_drain, spm_model_reading_gen),
 	{}
 };
 
 static struct kunit_case gfx_v9_0_cases[] = {
 	KUNIT_CASE(spm_hw_acquire_programs),
 	KUNIT_CASE(spm_hw_start_programs),
-	KUNIT_CASE(spm_hw_release_gives_back),
-	KUNIT_CASE_SLOW(spm_hw_stream_1),
-	KUNIT_CASE_SLOW(spm_hw_stream_timer),
-	KUNIT_CASE(spm_hw_overload_loss_is_per_xcc),
+	KUNIT_CASE_PARAM(spm_hw_release_gives_back, spm_model_reading_gen),
+	KUNIT_CASE_PARAM_ATTR(spm_hw_stream_1, spm_model_reading_gen,
+			       { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_PARAM_ATTR(spm_hw_stream_timer, spm_model_reading_gen,
+			       { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_PARAM(spm_hw_overload_loss_is_per_xcc, spm_model_reading_gen),
 	KUNIT_CASE(spm_hw_reset_reprograms),
 	KUNIT_CASE(spm_hw_resume_reprograms),
 	KUNIT_CASE(spm_hw_rlc_resume_keeps_vmid),
@@ -1157,8 +1220,8 @@ static struct kunit_case gfx_v9_0_cases[] = {
 	KUNIT_CASE(spm_hw_first_buffer_waits_for_start),
 	KUNIT_CASE(spm_hw_release_unplugged),
 	KUNIT_CASE(spm_hw_tamper_programmed),
-	KUNIT_CASE(spm_hw_ring_mode_3_threshold),
-	KUNIT_CASE(spm_hw_ring_mode_3_writes_after_drain),
+	KUNIT_CASE_PARAM(spm_hw_ring_mode_3_threshold, spm_model_reading_gen),
+	KUNIT_CASE_PARAM(spm_hw_ring_mode_3_writes_after_drain, spm_model_reading_gen),
 	{}
 };
 

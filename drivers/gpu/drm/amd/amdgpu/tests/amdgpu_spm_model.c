@@ -42,14 +42,21 @@
  *   (amdgpu_gart_invalidate_tlb() flushes it before the TLB), and once a
  *   page was walked, the hub keeps the translation until its VMID's TLB is
  *   flushed on that hub (the most a TLB may keep: nothing bounds its
- *   size). With no ring at all (base and size 0, the reset values) the
- *   model writes nothing: not known.
+ *   size). With no ring at all (base and size 0, the reset values) what
+ *   the RLC does is not known: a parameter (struct spm_model_reading
+ *   zero_va0), it writes nothing, or its first line at GPU address 0
+ *   through SPM_VMID.
  * - Ring mode 0 never stalls and overwrites (Mesa ac_spm.c). Ring mode 3
  *   stalls when full and interrupts at RLC_SPM_SEGMENT_THRESHOLD segments,
  *   but before GC 12 it stalls at the threshold too ("workaround for hw
- *   stall issue", amd-gfx, v4 15/17). A segment is taken to be one sample
- *   (the posting's threshold 1 is described as "every segment"). Modes 1
- *   and 2 are described nowhere: the model counts them and writes nothing.
+ *   stall issue", amd-gfx, v4 15/17). Two things about it are not known
+ *   and are parameters (struct spm_model_reading), each value run: the
+ *   unit the threshold counts fill in (a sample, as the posting's "every
+ *   segment" for threshold 1 suggests, a line, or a byte), and where a
+ *   full ring stops the RLC (a sample short of RLC_SPM_RING_RDPTR, or at
+ *   it). Modes 1 and 2 are described nowhere: the model counts them and
+ *   writes nothing. Whether the profiler's command stream leaves the
+ *   kernel's mode 0 or selects mode 3 (aqlprofile) is a parameter too.
  * - The interrupt is raised only if RLC_SPM_INT_CNTL bit 0 is set; nothing
  *   describes RLC_SPM_INT_STATUS, which the model ignores.
  * - A sample is RLC_SPM_PERFMON_SEGMENT_SIZE.PERFMON_SEGMENT_SIZE lines of
@@ -186,6 +193,7 @@ static void spm_model_wrote(struct spm_model *m, u32 xcc, int r, u32 old,
 		case SPM_MODEL_DISABLE_AND_RESET:
 			x->streaming = false;
 			x->w.pos = 0;
+			x->full = false;
 			break;
 		case SPM_MODEL_START_COUNTING:
 			x->streaming = true;
@@ -641,12 +649,63 @@ int spm_model_translate(struct spm_model *m, u32 xcc, u32 vmid, u64 va,
 	return r;
 }
 
+/*
+ * Reading zero_va0: the first line of a sample goes to GPU address 0
+ * through @vmid (the GART for 0); called with m->lock held
+ */
+static void spm_model_write_va0(struct spm_model *m, u32 xcc, u32 vmid)
+{
+	struct spm_model_xcc *x = &m->x[xcc];
+	u64 dma;
+
+	if (!vmid) {
+		x->vmid0++;
+		x->stray++;
+		return;
+	}
+	switch (spm_model_xlate_page(m, xcc, vmid, 0, &dma)) {
+	case SPM_MODEL_XL_FAULT:
+		x->vmfaults++;
+		if (x->tlb_retry)
+			x->retry_faults++;
+		break;
+	case SPM_MODEL_XL_UNKNOWN:
+		x->unknown_ctx++;
+		break;
+	default:
+		/* Whatever page 0 maps, it is no ring's base */
+		x->stray++;
+		break;
+	}
+}
+
+/*
+ * Ring mode 3: whether the RLC stalls before a sample of @sample bytes,
+ * under the model's reading; called with m->lock held
+ */
+static bool spm_model_stalls(struct spm_model *m, u32 xcc, u32 sample)
+{
+	const struct spm_model_reading *rd = m->rd;
+	struct spm_model_xcc *x = &m->x[xcc];
+	u32 size = x->w.size, rdptr = spm_model_get(m, xcc, SPM_R_RDPTR) % size;
+	u64 thr = spm_model_get(m, xcc, SPM_R_THRESHOLD);
+	bool full = rd->stall_at && x->full && rdptr == x->full_at;
+	u32 fill = full ? size : (x->w.pos + size - rdptr) % size;
+
+	if (!full)
+		x->full = false;
+	/* Before GC 12 the stall comes at the threshold (see the top) */
+	if (fill >= thr * (rd->thr_unit ? rd->thr_unit : sample))
+		return true;
+	return rd->stall_at ? fill + sample > size : fill + sample >= size;
+}
+
 /* One sample of @xcc, or why not; called with m->lock held */
 static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
 {
 	const struct spm_model_layout *l = m->l;
 	struct spm_model_xcc *x = &m->x[xcc];
-	u32 lines, sample, size, mode, vmid, fill;
+	u32 lines, sample, size, mode, vmid, rdptr;
 	struct spm_model_ring *mr;
 	int ring;
 	u64 base, stray;
@@ -664,11 +723,13 @@ static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
 	size = spm_model_get(m, xcc, SPM_R_SIZE);
 	vmid = spm_model_get(m, xcc, SPM_R_MC_CNTL) & l->vmid_mask;
 	/*
-	 * No ring programmed (what release leaves, and the reset values): the
-	 * model takes it that the RLC writes nothing. Not known; a write to
-	 * GPU address 0 is the alternative.
+	 * No ring programmed (what release leaves, and the reset values): not
+	 * known; by the reading, the RLC writes nothing, or its first line
+	 * at GPU address 0 through SPM_VMID
 	 */
 	if (!base && !size) {
+		if (m->rd->zero_va0)
+			spm_model_write_va0(m, xcc, vmid);
 		x->dropped += sample;
 		return false;
 	}
@@ -723,11 +784,7 @@ static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
 	case 0:
 		break;
 	case 3:
-		fill = (x->w.pos + x->w.size -
-			spm_model_get(m, xcc, SPM_R_RDPTR) % x->w.size) % x->w.size;
-		if (fill + sample >= x->w.size ||
-		    fill >= (u64)spm_model_get(m, xcc, SPM_R_THRESHOLD) * sample) {
-			/* The stall before GC 12 comes at the threshold */
+		if (spm_model_stalls(m, xcc, sample)) {
 			x->stalls++;
 			x->dropped += sample;
 			if (spm_model_get(m, xcc, SPM_R_INT_CNTL) & 1)
@@ -742,10 +799,16 @@ static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
 	}
 	/* Stream positions go on across rings, so every line is unique */
 	x->w.seq = x->seq;
+	x->w.pub_line = m->rd->pub_line;
 	stray = x->w.stray;
 	if (!spm_rlc_ring_sample(&x->w)) {
 		x->dropped += sample;
 		return false;
+	}
+	rdptr = spm_model_get(m, xcc, SPM_R_RDPTR) % x->w.size;
+	if (mode == 3 && m->rd->stall_at && x->w.pos == rdptr) {
+		x->full = true;
+		x->full_at = rdptr;
 	}
 	x->seq = x->w.seq;
 	if (x->w.stray != stray)
@@ -985,6 +1048,60 @@ static void spm_model_fini(void *data)
 	vfree(m->regs);
 }
 
+/*
+ * The readings the streaming cases run under. Each value of each unknown
+ * is in at least one of them, and the first is what the model does
+ * unless told otherwise. The ring-mode unknowns (stall_at, thr_unit)
+ * matter only in mode 3, so every reading but the first two selects it.
+ */
+const struct spm_model_reading spm_model_readings[] = {
+	{ "stall-short thr-sample wptr-sample zero-none mode0",
+	  false, 0, false, false, false },
+	{ "stall-short thr-sample wptr-line zero-va0 mode0",
+	  false, 0, true, true, false },
+	{ "stall-at thr-line wptr-line zero-va0 mode3",
+	  true, AMDGPU_SPM_LINE_SIZE, true, true, true },
+	{ "stall-short thr-byte wptr-sample zero-none mode3",
+	  false, 1, false, false, true },
+	{ "stall-at thr-sample wptr-sample zero-none mode3",
+	  true, 0, false, false, true },
+	{ "stall-short thr-line wptr-line zero-none mode3",
+	  false, AMDGPU_SPM_LINE_SIZE, true, false, true },
+	{}
+};
+
+/**
+ * spm_model_reading_gen - KUnit parameter generator over the readings
+ * @prev: the reading of the previous run, or NULL
+ * @desc: where its name goes
+ *
+ * Return: the next reading, or NULL after the last.
+ */
+const void *spm_model_reading_gen(const void *prev, char *desc)
+{
+	const struct spm_model_reading *rd = prev;
+
+	rd = rd ? rd + 1 : spm_model_readings;
+	if (!rd->name)
+		return NULL;
+	strscpy(desc, rd->name, KUNIT_PARAM_DESC_SIZE);
+	return rd;
+}
+
+/**
+ * spm_model_set_reading - choose the reading of the unknowns
+ * @m: the model
+ * @rd: the reading; NULL for the first
+ */
+void spm_model_set_reading(struct spm_model *m, const struct spm_model_reading *rd)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	m->rd = rd ? rd : &spm_model_readings[0];
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
 /**
  * spm_model_create - a fake device with the model behind its registers
  * @test: the test
@@ -1014,6 +1131,7 @@ struct spm_model *spm_model_create(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, m->regs);
 	m->nregs = SPM_MODEL_NREGS;
 	m->l = l;
+	m->rd = &spm_model_readings[0];
 	m->fail_alloc = -1;
 	m->next_dma = SPM_MODEL_DMA_BASE;
 	spin_lock_init(&m->lock);

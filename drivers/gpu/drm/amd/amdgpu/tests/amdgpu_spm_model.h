@@ -106,6 +106,38 @@ struct spm_model_layout {
  */
 #define SPM_MODEL_VMID			3
 
+/**
+ * struct spm_model_reading - one reading of what no source says about the
+ *	RLC; the streaming cases run under each of spm_model_readings[]
+ * @name: the case parameter's description
+ * @stall_at: ring mode 3 stops at RLC_SPM_RING_RDPTR, having filled the
+ *	line before it, and tells a full ring from an empty one by what it
+ *	wrote since RDPTR last moved; false: it stops a sample short of RDPTR
+ *	(equal pointers then always mean empty, as kfd_spm.c reads them)
+ * @thr_unit: bytes of fill per unit of RLC_SPM_SEGMENT_THRESHOLD; 0: a
+ *	sample ("segment")
+ * @pub_line: the write pointer moves after every line, not every sample
+ * @zero_va0: with base and size 0 the RLC writes at GPU address 0 through
+ *	SPM_VMID; false: it writes nothing
+ * @user_mode3: the profiler's command stream selects PERFMON_RING_MODE 3
+ *	once it has started counting (aqlprofile does, "to match KFD");
+ *	false: it leaves the kernel's mode 0
+ */
+struct spm_model_reading {
+	const char *name;
+	bool stall_at;
+	u32 thr_unit;
+	bool pub_line;
+	bool zero_va0;
+	bool user_mode3;
+};
+
+struct spm_model;
+
+extern const struct spm_model_reading spm_model_readings[];
+const void *spm_model_reading_gen(const void *prev, char *desc);
+void spm_model_set_reading(struct spm_model *m, const struct spm_model_reading *rd);
+
 /* CP_PERFMON_STATE of vega10_enum.h */
 #define SPM_MODEL_DISABLE_AND_RESET	0
 #define SPM_MODEL_START_COUNTING	1
@@ -150,6 +182,8 @@ struct spm_model_layout {
  * @xl_base: ring base it is of
  * @xl_size: ring size it is of
  * @xl_ring: the ring, or a negative SPM_MODEL_XL_*
+ * @full: (reading @stall_at) the ring filled up to RDPTR
+ * @full_at: the RDPTR it filled up to
  */
 struct spm_model_xcc {
 	struct spm_rlc_ring w;
@@ -180,6 +214,8 @@ struct spm_model_xcc {
 	u64 xl_base;
 	u32 xl_size;
 	int xl_ring;
+	bool full;
+	u32 full_at;
 };
 
 #define SPM_MODEL_MAX_RINGS	32
@@ -222,6 +258,7 @@ struct spm_model_write {
  * @test: the test it belongs to
  * @adev: the device whose register accessors it serves
  * @l: register layout
+ * @rd: the reading of the unknowns (spm_model_readings[0] unless set)
  * @lock: guards everything below; register accessors may run anywhere
  * @regs: the register file, one dword per register
  * @nregs: entries of @regs
@@ -243,6 +280,7 @@ struct spm_model {
 	struct kunit *test;
 	struct amdgpu_device *adev;
 	const struct spm_model_layout *l;
+	const struct spm_model_reading *rd;
 	spinlock_t lock; /* see above */
 	u32 *regs;
 	u32 nregs;

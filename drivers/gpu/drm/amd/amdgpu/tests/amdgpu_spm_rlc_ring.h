@@ -26,6 +26,10 @@
  *   spill: the write pointer goes to 0. Not documented; assumed.
  * - In ring mode 0 the RLC never stalls and overwrites unread data (Mesa
  *   ac_spm.c: "no stall and no interrupt on overflow").
+ * - Whether the write pointer moves once per sample or after every line is
+ *   not documented: @pub_line chooses (the KUnit model runs both, see
+ *   struct spm_model_reading). Inside a spill, where the offset a line
+ *   stands for is not yet known, the pointer moves only at its end.
  *
  * Every line carries its XCC and its position in that XCC's stream, so a
  * test can tell whether what reached a destination is every line in order,
@@ -52,6 +56,8 @@
  * @pos: offset in the data of the next line
  * @xcc: XCC id put in every line
  * @seq: stream position of the next line
+ * @pub_line: publish the write pointer after every line that ends inside
+ *	the ring, not only after the sample
  */
 struct spm_rlc_ring {
 	u8 *ring;
@@ -63,6 +69,7 @@ struct spm_rlc_ring {
 	u32 pos;
 	u32 xcc;
 	u64 seq;
+	bool pub_line;
 };
 
 #define SPM_RLC_LINE_MAGIC	0x5350u	/* "SP" */
@@ -100,6 +107,7 @@ static inline void spm_rlc_ring_init(struct spm_rlc_ring *m, void *ring,
 	m->pos = 0;
 	m->xcc = xcc;
 	m->seq = 0;
+	m->pub_line = false;
 }
 
 /* The RLC was reset (SPM_PERFMON_STATE DISABLE_AND_RESET): back to 0 */
@@ -130,6 +138,11 @@ static inline bool spm_rlc_ring_sample(struct spm_rlc_ring *m)
 		/* Later parts wrap inside the sample */
 		if (!m->guard && pos == m->size)
 			pos = 0;
+		if (m->pub_line && pos < m->size && i + 1 < n) {
+			/* The line is in memory before the pointer past it */
+			smp_wmb();
+			WRITE_ONCE(*(u32 *)m->ring, pos);
+		}
 	}
 	if (m->guard && pos >= m->size)
 		pos -= m->size;	/* the spill stands for [0, pos) */
