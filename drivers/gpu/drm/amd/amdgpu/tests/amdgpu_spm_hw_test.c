@@ -206,7 +206,8 @@ static void spm_hw_start_programs(struct kunit *test)
 		 * Nothing read yet: RDPTR is the sentinel's line, the last of
 		 * the ring, which an RLC stalling at RDPTR must leave alone
 		 */
-		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_RDPTR), SZ_64K - AMDGPU_SPM_RING_HDR_SIZE - LINE);
+		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_RDPTR),
+				SZ_64K - AMDGPU_SPM_RING_HDR_SIZE - LINE);
 		if (e->m->l->clk_mask)
 			KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_CLK_CNTL) & e->m->l->clk_mask,
 					e->m->l->clk_mask);
@@ -1176,13 +1177,13 @@ static struct kunit_case gfx_v9_4_3_cases[] = {
 	KUNIT_CASE(spm_hw_start_programs),
 	KUNIT_CASE_PARAM(spm_hw_release_gives_back, spm_model_reading_gen),
 	KUNIT_CASE_PARAM_ATTR(spm_hw_stream_1, spm_model_reading_gen,
-			       { .speed = KUNIT_SPEED_SLOW }),
+			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM_ATTR(spm_hw_stream_4, spm_model_reading_gen,
-			       { .speed = KUNIT_SPEED_SLOW }),
+			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM_ATTR(spm_hw_stream_8, spm_model_reading_gen,
-			       { .speed = KUNIT_SPEED_SLOW }),
+			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM_ATTR(spm_hw_stream_timer, spm_model_reading_gen,
-			       { .speed = KUNIT_SPEED_SLOW }),
+			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM(spm_hw_overload_loss_is_per_xcc, spm_model_reading_gen),
 	KUNIT_CASE(spm_hw_reset_reprograms),
 	KUNIT_CASE(spm_hw_resume_reprograms),
@@ -1205,9 +1206,9 @@ static struct kunit_case gfx_v9_0_cases[] = {
 	KUNIT_CASE(spm_hw_start_programs),
 	KUNIT_CASE_PARAM(spm_hw_release_gives_back, spm_model_reading_gen),
 	KUNIT_CASE_PARAM_ATTR(spm_hw_stream_1, spm_model_reading_gen,
-			       { .speed = KUNIT_SPEED_SLOW }),
+			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM_ATTR(spm_hw_stream_timer, spm_model_reading_gen,
-			       { .speed = KUNIT_SPEED_SLOW }),
+			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM(spm_hw_overload_loss_is_per_xcc, spm_model_reading_gen),
 	KUNIT_CASE(spm_hw_reset_reprograms),
 	KUNIT_CASE(spm_hw_resume_reprograms),
