@@ -1867,6 +1867,9 @@ static int test_stall_in_spill(void)
 			if (!CHECK(x.c.laps == 0) || !CHECK(x.gaps == 0) ||
 			    !CHECK(x.next_seq == published(&x)))
 				return -1;
+			/* Drained: the read pointer it was given lets the RLC go on */
+			if (!CHECK(emit_stall(&x)))
+				return -1;
 			tbuf_free(&b);
 			free(x.ring);
 		}
@@ -1898,6 +1901,12 @@ static int test_stall_random(void)
 				share_start(&x, HDR + (1 + rnd() % 1200) * LINE, seq++);
 			}
 		}
+		check_share(&x, &b, 4);
+		/* A share the whole ring fits in: after it the RLC writes again */
+		share_start(&x, b.size, seq++);
+		drain(&x, &b);
+		if (!CHECK(emit_stall(&x)))
+			return -1;
 		check_share(&x, &b, 4);
 		if (!CHECK(x.c.laps == 0) || !CHECK(x.gaps == 0))
 			return -1;

@@ -663,11 +663,12 @@ int amdgpu_spm_share_header(struct amdgpu_spm_share *sh,
  * read pointer, an RLC of the second kind would fill the sentinel's line
  * whenever the ring is full, and a full ring would read as a lap; given
  * the sentinel's line, an RLC of either kind leaves it alone. This costs
- * a line or two of the ring's capacity in those modes, and nothing in
- * mode 0, where the RLC does not look at RDPTR. Inside a spill (the drain
- * stopped past the end of the data) the sentinel is the last line of the
- * ring, which an RLC that stalls there cannot write before the spill is
- * consumed.
+ * one line of the ring's capacity in those modes (and, where the RLC
+ * looks for room for a whole sample, at times a sample), and nothing in
+ * mode 0, where the RLC is taken not to look at RDPTR (Mesa: "no stall").
+ * Inside a spill (the drain stopped past the end of the data) the
+ * sentinel is the last line of the ring, which an RLC that stalls there
+ * cannot write before the spill is consumed.
  *
  * Return: an offset in the ring, a multiple of %AMDGPU_SPM_LINE_SIZE.
  */

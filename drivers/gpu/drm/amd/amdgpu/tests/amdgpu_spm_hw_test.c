@@ -529,9 +529,9 @@ static void spm_hw_overload_loss_is_per_xcc(struct kunit *test)
 	struct amdgpu_spm_stats st;
 	/*
 	 * The last XCC's samples tile its ring's data (2047 lines, 64 KiB
-	 * less the header, are 23 samples of 89): an RLC that stops at
-	 * RDPTR can come right up to it, and a sentinel in the line before
-	 * RDPTR would be written over
+	 * less the header, are 23 samples of 89): given the read pointer
+	 * as RDPTR, an RLC that stops at RDPTR would write over a sentinel
+	 * in the line before it
 	 */
 	const u32 tile = 89 * LINE;
 
@@ -1114,7 +1114,9 @@ static void spm_hw_ring_mode_3_threshold(struct kunit *test)
  * In ring mode 3, as aqlprofile selects it, an RLC that filled its ring
  * stalls; the drain that empties the ring must tell it so (RDPTR), and the
  * RLC then writes again, into the same stream: nothing of what it wrote
- * before or after is lost or out of order.
+ * before or after is lost or out of order. The samples (93 lines; 22 of
+ * them are the ring's data less a line) let an RLC that stops at RDPTR
+ * come right up to it.
  */
 static void spm_hw_ring_mode_3_writes_after_drain(struct kunit *test)
 {
@@ -1125,20 +1127,22 @@ static void spm_hw_ring_mode_3_writes_after_drain(struct kunit *test)
 	struct spm_model_check chk = {};
 	struct drm_amdgpu_spm_buffer_header h;
 	struct drm_amdgpu_spm_args out;
+	const u32 sample = 93 * LINE;
 	u32 before;
 
 	/* Only the ioctls drain here */
 	amdgpu_spm_backstop_ms = 60000;
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf0, SZ_128K, 0, NULL), 0);
-	spm_model_profiler_start(e->m, 0, SAMPLE);
+	spm_model_profiler_start(e->m, 0, sample);
 	spm_model_write(e->m, 0, SPM_R_PERFMON_CNTL, 3 << l->ring_mode_shift);
 	/* Twice the ring: it fills, then stalls */
 	before = spm_model_emit(e->m, 0, 2 * SZ_64K);
 	KUNIT_EXPECT_GT(test, before, 0);
 	KUNIT_EXPECT_LT(test, before, SZ_64K);
 	KUNIT_EXPECT_GT(test, e->m->x[0].stalls, 0);
-	KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, 0, SAMPLE), 0);
+	KUNIT_EXPECT_EQ(test, !!e->m->x[0].fulls, e->m->rd->stall_at);
+	KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, 0, sample), 0);
 
 	/* The swap drains the ring into the first buffer */
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf1, SZ_128K, 0, &out), 0);
@@ -1146,11 +1150,11 @@ static void spm_hw_ring_mode_3_writes_after_drain(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h.bytes_copied, before);
 	spm_model_check_share(test, buf0, 0, h.bytes_copied, 0, &chk);
 
-	/* The RLC writes again, a ring's worth and more */
-	KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, 0, 4 * SAMPLE), 4 * SAMPLE);
+	/* The RLC writes again */
+	KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, 0, 4 * sample), 4 * sample);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
 	spm_env_read_header(test, buf1, 0, &h);
-	KUNIT_EXPECT_EQ(test, h.bytes_copied, 4 * SAMPLE);
+	KUNIT_EXPECT_EQ(test, h.bytes_copied, 4 * sample);
 	spm_model_check_share(test, buf1, 0, h.bytes_copied, 0, &chk);
 	KUNIT_EXPECT_FALSE(test, chk.bad);
 	KUNIT_EXPECT_FALSE(test, chk.order);

@@ -809,6 +809,7 @@ static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
 	if (mode == 3 && m->rd->stall_at && x->w.pos == rdptr) {
 		x->full = true;
 		x->full_at = rdptr;
+		x->fulls++;
 	}
 	x->seq = x->w.seq;
 	if (x->w.stray != stray)

@@ -120,8 +120,8 @@ struct spm_model_layout {
  * @zero_va0: with base and size 0 the RLC writes at GPU address 0 through
  *	SPM_VMID; false: it writes nothing
  * @user_mode3: the profiler's command stream selects PERFMON_RING_MODE 3
- *	once it has started counting (aqlprofile does, "to match KFD");
- *	false: it leaves the kernel's mode 0
+ *	(aqlprofile does, "to match KFD"); false: it leaves the kernel's
+ *	mode 0
  */
 struct spm_model_reading {
 	const char *name;
@@ -184,6 +184,7 @@ void spm_model_set_reading(struct spm_model *m, const struct spm_model_reading *
  * @xl_ring: the ring, or a negative SPM_MODEL_XL_*
  * @full: (reading @stall_at) the ring filled up to RDPTR
  * @full_at: the RDPTR it filled up to
+ * @fulls: times it filled up to RDPTR
  */
 struct spm_model_xcc {
 	struct spm_rlc_ring w;
@@ -216,6 +217,7 @@ struct spm_model_xcc {
 	int xl_ring;
 	bool full;
 	u32 full_at;
+	u64 fulls;
 };
 
 #define SPM_MODEL_MAX_RINGS	32
