@@ -781,6 +781,7 @@ struct releaser {
 	struct kunit *test;
 	struct spm_env *e;
 	struct completion done;
+	bool started;
 	int ret;
 };
 
@@ -789,11 +790,34 @@ static int releaser_fn(void *data)
 	struct releaser *rl = data;
 
 	current->kunit_test = rl->test;
+	WRITE_ONCE(rl->started, true);
 	rl->ret = spm_env_op(rl->e, rl->e->a, AMDGPU_SPM_OP_RELEASE);
 	complete(&rl->done);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
 	return 0;
+}
+
+/*
+ * Wait until the releaser @t has finished, or sleeps inside RELEASE (seen
+ * asleep on two polls in a row, so not a passing lock): only then does
+ * "not finished" say that RELEASE waits. A sleep of a fixed time says
+ * nothing on a host that has not run the thread yet.
+ */
+static bool releaser_settled(struct releaser *rl, struct task_struct *t)
+{
+	unsigned long end = jiffies + 10 * HZ;
+	unsigned int asleep = 0;
+
+	while (time_before(jiffies, end)) {
+		if (completion_done(&rl->done))
+			return true;
+		asleep = READ_ONCE(rl->started) && !task_is_running(t) ? asleep + 1 : 0;
+		if (asleep == 2)
+			return true;
+		usleep_range(1000, 2000);
+	}
+	return false;
 }
 
 /*
@@ -821,8 +845,8 @@ static void spm_hw_release_after_reset(struct kunit *test)
 	nlog = e->m->nlog;
 	t = kthread_run(releaser_fn, &rl, "spm-release");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	msleep(20);
 	/* Release waits for the worker, which waits for the reset */
+	KUNIT_EXPECT_TRUE(test, releaser_settled(&rl, t));
 	KUNIT_EXPECT_FALSE(test, completion_done(&rl.done));
 	up_write(&adev->reset_domain->sem);
 	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&rl.done, 10 * HZ), 0);
