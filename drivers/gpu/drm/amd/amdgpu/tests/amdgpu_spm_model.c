@@ -650,20 +650,12 @@ int spm_model_translate(struct spm_model *m, u32 xcc, u32 vmid, u64 va,
 }
 
 /*
- * Reading zero_va0: the first line of a sample goes to GPU address 0
- * through @vmid (the GART for 0); called with m->lock held
+ * Count a sample that reached no ring page: @why is a negative
+ * SPM_MODEL_XL_*; called with m->lock held
  */
-static void spm_model_write_va0(struct spm_model *m, u32 xcc, u32 vmid)
+static void spm_model_count_miss(struct spm_model_xcc *x, int why)
 {
-	struct spm_model_xcc *x = &m->x[xcc];
-	u64 dma;
-
-	if (!vmid) {
-		x->vmid0++;
-		x->stray++;
-		return;
-	}
-	switch (spm_model_xlate_page(m, xcc, vmid, 0, &dma)) {
+	switch (why) {
 	case SPM_MODEL_XL_FAULT:
 		x->vmfaults++;
 		if (x->tlb_retry)
@@ -672,11 +664,33 @@ static void spm_model_write_va0(struct spm_model *m, u32 xcc, u32 vmid)
 	case SPM_MODEL_XL_UNKNOWN:
 		x->unknown_ctx++;
 		break;
+	case SPM_MODEL_XL_FREED:
+		x->freed++;
+		break;
 	default:
-		/* Whatever page 0 maps, it is no ring's base */
 		x->stray++;
 		break;
 	}
+}
+
+/*
+ * Reading zero_va0: the first line of a sample goes to GPU address 0
+ * through @vmid (the GART for 0); called with m->lock held
+ */
+static void spm_model_write_va0(struct spm_model *m, u32 xcc, u32 vmid)
+{
+	struct spm_model_xcc *x = &m->x[xcc];
+	u64 dma;
+	int r;
+
+	if (!vmid) {
+		x->vmid0++;
+		spm_model_count_miss(x, SPM_MODEL_XL_STRAY);
+		return;
+	}
+	r = spm_model_xlate_page(m, xcc, vmid, 0, &dma);
+	/* Whatever page 0 maps, it is no ring's base: a stray write */
+	spm_model_count_miss(x, r ? r : SPM_MODEL_XL_STRAY);
 }
 
 /*
@@ -740,24 +754,10 @@ static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
 	} else {
 		ring = spm_model_xlate_ring(m, xcc, vmid, base, size);
 	}
-	switch (ring) {
-	case SPM_MODEL_XL_FAULT:
-		x->vmfaults++;
-		if (x->tlb_retry)
-			x->retry_faults++;
-		break;
-	case SPM_MODEL_XL_UNKNOWN:
-		x->unknown_ctx++;
-		break;
-	case SPM_MODEL_XL_FREED:
-		x->freed++;
-		break;
-	default:
-		if (ring < 0 || size <= AMDGPU_SPM_RING_HDR_SIZE ||
-		    size > m->rings[ring].size)
-			x->stray++;
-		break;
-	}
+	if (ring < 0)
+		spm_model_count_miss(x, ring);
+	else if (size <= AMDGPU_SPM_RING_HDR_SIZE || size > m->rings[ring].size)
+		x->stray++;
 	if (ring < 0 || size <= AMDGPU_SPM_RING_HDR_SIZE ||
 	    size > m->rings[ring].size) {
 		x->dropped += sample;
@@ -805,11 +805,13 @@ static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
 		x->dropped += sample;
 		return false;
 	}
-	rdptr = spm_model_get(m, xcc, SPM_R_RDPTR) % x->w.size;
-	if (mode == 3 && m->rd->stall_at && x->w.pos == rdptr) {
-		x->full = true;
-		x->full_at = rdptr;
-		x->fulls++;
+	if (mode == 3 && m->rd->stall_at) {
+		rdptr = spm_model_get(m, xcc, SPM_R_RDPTR) % x->w.size;
+		if (x->w.pos == rdptr) {
+			x->full = true;
+			x->full_at = rdptr;
+			x->fulls++;
+		}
 	}
 	x->seq = x->w.seq;
 	if (x->w.stray != stray)
