@@ -275,6 +275,12 @@ static inline u32 rlc_hw_end_ptr(const struct rlc_hw *h)
 	return h->rd->end == RLC_HW_END_SIZE ? h->size : 0;
 }
 
+/* The ring offset the next line stands for (inside a spill: from 0) */
+static inline u32 rlc_hw_offset(const struct rlc_hw *h)
+{
+	return h->pos >= h->size ? h->pos - h->size : h->pos;
+}
+
 /*
  * Mode 3: whether there is room for @bytes at the next line, with the
  * read pointer at @rdptr: the write pointer must not come round to it
@@ -283,7 +289,7 @@ static inline u32 rlc_hw_end_ptr(const struct rlc_hw *h)
  */
 static inline bool rlc_hw_room(struct rlc_hw *h, u32 rdptr, u32 bytes)
 {
-	u32 at = h->pos >= h->size ? h->pos - h->size : h->pos;
+	u32 at = rlc_hw_offset(h);
 	u32 used = at >= rdptr ? at - rdptr : at + h->size - rdptr;
 
 	if (!h->rd->at)
@@ -297,9 +303,7 @@ static inline bool rlc_hw_room(struct rlc_hw *h, u32 rdptr, u32 bytes)
 /* Reading "at": the write pointer is at the read pointer after a write */
 static inline void rlc_hw_filled(struct rlc_hw *h, u32 rdptr)
 {
-	u32 at = h->pos >= h->size ? h->pos - h->size : h->pos;
-
-	if (h->rd->at && at == rdptr) {
+	if (h->rd->at && rlc_hw_offset(h) == rdptr) {
 		h->full = true;
 		h->full_at = rdptr;
 	}
