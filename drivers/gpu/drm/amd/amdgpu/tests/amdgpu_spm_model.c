@@ -751,6 +751,8 @@ static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
 		/* The GART: the rings' GART addresses, anything else is stray */
 		x->vmid0++;
 		ring = spm_model_ring_at(m, base);
+		if (ring < 0)
+			ring = SPM_MODEL_XL_STRAY;
 	} else {
 		ring = spm_model_xlate_ring(m, xcc, vmid, base, size);
 	}

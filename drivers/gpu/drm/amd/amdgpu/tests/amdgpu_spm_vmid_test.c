@@ -439,6 +439,38 @@ static void spm_vmid_rewritten_base_faults(struct kunit *test)
 }
 
 /*
+ * A profiler's stream points SPM_VMID of one XCC at VMID 0, the GART, and
+ * the ring base at an address that is no ring's: the model counts each
+ * sample as a stray write (through the GART nothing faults), and the
+ * owner's next SET_DEST_BUF fails with -EIO, as SPM_VMID changed.
+ */
+static void spm_vmid_rewritten_vmid0_is_stray(struct kunit *test)
+{
+	struct spm_env *e = vmid_env(test);
+	unsigned int n = part(test)->nxcc, i = n - 1;
+	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+	u32 mask = e->m->l->vmid_mask;
+	struct spm_model_xcc *x = &e->m->x[i];
+	int tries;
+
+	amdgpu_spm_backstop_ms = 5;
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
+	spm_model_write(e->m, i, SPM_R_MC_CNTL,
+			spm_model_read(e->m, i, SPM_R_MC_CNTL) & ~mask);
+	KUNIT_EXPECT_EQ(test, user_stream_emit(e, i, SZ_4K), 0);
+	KUNIT_EXPECT_GT(test, x->vmid0, 0);
+	KUNIT_EXPECT_EQ(test, x->stray, x->vmid0);
+	KUNIT_EXPECT_EQ(test, x->vmfaults, 0);
+	KUNIT_EXPECT_EQ(test, x->freed, 0);
+	for (tries = 0; tries < 400 && ring_base(e, 0); tries++)
+		usleep_range(5000, 6000);
+	KUNIT_EXPECT_EQ(test, ring_base(e, 0), 0);
+	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), -EIO);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
  * Nobody else hands the VMID out: amdgpu_ids' pools (the real
  * amdgpu_vmid_mgr_init(), and its reserved VMID) hold only VMIDs below it,
  * and KFD's compute VMID bitmap leaves it out.
@@ -475,6 +507,7 @@ static struct kunit_case spm_vmid_cases[] = {
 	KUNIT_CASE_PARAM(spm_vmid_parked_empty, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_release_fences, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_rewritten_base_faults, vmid_part_gen_params),
+	KUNIT_CASE_PARAM(spm_vmid_rewritten_vmid0_is_stray, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_not_handed_out, vmid_part_gen_params),
 	{}
 };
