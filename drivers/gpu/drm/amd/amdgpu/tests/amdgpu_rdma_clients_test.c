@@ -84,7 +84,13 @@ static void app_malloc(struct kunit *test, struct rdma_fake *f,
 		va = addr;
 		b->cpu_mapped = true;
 	}
-	b->bo = rdma_fake_bo(f, size, AMDGPU_GEM_DOMAIN_VRAM, nsegs, SZ_2M);
+	if (f->real)
+		/* CPU-visible VRAM, where the real pin wants it */
+		b->bo = rdma_fake_real_bo(f, size, AMDGPU_GEM_DOMAIN_VRAM,
+					  AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED);
+	else
+		b->bo = rdma_fake_bo(f, size, AMDGPU_GEM_DOMAIN_VRAM, nsegs,
+				     SZ_2M);
 	b->va = va;
 	b->size = size;
 	rdma_fake_map(f, b->bo, va, 0, size, RDMA_FAKE_RW);
@@ -923,9 +929,9 @@ static void hfi1_cache_hits(struct kunit *test)
 /*
  * The pin quota: the third buffer does not fit; hfi1 evicts idle entries
  * on -ENOSPC and retries once, which succeeds at once because a put gives
- * the quota back immediately.
+ * the quota back immediately. With @real, through the real pin backend.
  */
-static void hfi1_evict_and_retry(struct kunit *test)
+static void hfi1_evict_and_retry_on(struct kunit *test, bool real)
 {
 	const struct hfi1_case *c = test->param_value;
 	struct app_buf buf[3] = {};
@@ -934,7 +940,7 @@ static void hfi1_evict_and_retry(struct kunit *test)
 	struct sdma_tx *tx;
 	int i;
 
-	f = rdma_fake_init(test);
+	f = real ? rdma_fake_init_real(test) : rdma_fake_init(test);
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t);
@@ -964,9 +970,24 @@ static void hfi1_evict_and_retry(struct kunit *test)
 	amdkfd_rdma_synchronize();
 	KUNIT_EXPECT_EQ(test, atomic_read(&buf[0].bo->pinned), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&buf[2].bo->pinned), 1);
+	if (real) {
+		KUNIT_EXPECT_EQ(test, buf[0].bo->bo.tbo.pin_count, 0);
+		KUNIT_EXPECT_EQ(test, buf[2].bo->bo.tbo.pin_count, 1);
+	}
 	hfi1_cleanup(t);
 	for (i = 0; i < 3; i++)
 		app_free(f, &buf[i]);
+}
+
+static void hfi1_evict_and_retry(struct kunit *test)
+{
+	hfi1_evict_and_retry_on(test, false);
+}
+
+/* The same on real BOs: the get over the quota unwinds the real pin */
+static void hfi1_evict_and_retry_real_backend(struct kunit *test)
+{
+	hfi1_evict_and_retry_on(test, true);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1334,6 +1355,7 @@ static struct kunit_case rdma_clients_cases[] = {
 	KUNIT_CASE_PARAM(hfi1_free_and_reuse, hfi1_gen_params),
 	KUNIT_CASE(hfi1_cache_hits),
 	KUNIT_CASE_PARAM(hfi1_evict_and_retry, hfi1_evict_gen_params),
+	KUNIT_CASE_PARAM(hfi1_evict_and_retry_real_backend, hfi1_evict_gen_params),
 	KUNIT_CASE(cxi_free_and_reuse),
 	KUNIT_CASE(cxi_never_puts_bounded),
 	KUNIT_CASE(cxi_exit_put_races_callback),

@@ -11,7 +11,9 @@
 #include <kunit/resource.h>
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
+#include <linux/dma-direct.h>
 #include <linux/dma-fence.h>
+#include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/pid.h>
 #include <linux/scatterlist.h>
@@ -19,10 +21,13 @@
 #include <drm/amd_rdma.h>
 #include <drm/drm_exec.h>
 #include <drm/drm_file.h>
+#include <drm/ttm/ttm_tt.h>
 
 #include "amdgpu.h"
 #include "amdgpu_peer_reg.h"
 #include "amdgpu_rdma.h"
+#include "amdgpu_res_cursor.h"
+#include "amdgpu_ttm.h"
 #include "amdgpu_vm.h"
 #include "kfd_priv.h"
 #include "tests/amdgpu_kunit_helpers.h"
@@ -111,6 +116,51 @@ static const struct amdgpu_peer_pin_ops rdma_fake_pin_ops = {
 	.unpin = rdma_fake_unpin,
 };
 
+/*
+ * The real backend (the manager's own ops, saved at init), counted; the
+ * quota can run out while it pins, as with the fake backend.
+ */
+static int rdma_fake_real_pin(struct amdgpu_peer_mgr *mgr, void *obj,
+			      struct device *dma_dev,
+			      enum dma_data_direction dir,
+			      struct sg_table **out)
+{
+	struct rdma_fake_bo *bo = container_of(obj, struct rdma_fake_bo, bo);
+	struct rdma_fake *f = rdma_fake_current;
+	int r;
+
+	f->last_dir = dir;
+	r = f->saved_pin_ops->pin(mgr, obj, dma_dev, dir, out);
+	if (r)
+		return r;
+	if (f->pin_takes_quota) {
+		struct amdgpu_peer_dev *gpu = amdgpu_rdma_test_dev(f->adev);
+
+		f->pin_takes_quota = false;
+		gpu->charged = gpu->limit;
+	}
+	atomic_inc(&f->pins);
+	atomic_inc(&bo->pinned);
+	return 0;
+}
+
+static void rdma_fake_real_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
+				 struct device *dma_dev,
+				 enum dma_data_direction dir,
+				 struct sg_table *sgt)
+{
+	struct rdma_fake_bo *bo = container_of(obj, struct rdma_fake_bo, bo);
+
+	rdma_fake_current->saved_pin_ops->unpin(mgr, obj, dma_dev, dir, sgt);
+	atomic_inc(&rdma_fake_current->unpins);
+	atomic_dec(&bo->pinned);
+}
+
+static const struct amdgpu_peer_pin_ops rdma_fake_real_pin_ops = {
+	.pin = rdma_fake_real_pin,
+	.unpin = rdma_fake_real_unpin,
+};
+
 /* Just what amdgpu_bo_ref/unref, the reservations and drm_exec touch. */
 static void rdma_fake_bo_init(struct rdma_fake *f, struct amdgpu_bo *bo,
 			      u64 size)
@@ -194,14 +244,99 @@ static void rdma_fake_release(void *data)
 	mutex_destroy(&f->p->mutex);
 	idr_destroy(&f->pdd->alloc_idr);
 	for (i = 0; i < f->nbos; i++) {
-		dma_resv_fini(f->bos[i]->bo.tbo.base.resv);
+		struct amdgpu_bo *bo = &f->bos[i]->bo;
+
+		if (f->bos[i]->real) {
+			KUNIT_EXPECT_EQ(f->test, bo->tbo.pin_count, 0);
+			/* The last reference: TTM frees it, and its memory */
+			amdgpu_bo_unref(&bo);
+			continue;
+		}
+		dma_resv_fini(bo->tbo.base.resv);
 		kfree(f->bos[i]);
 	}
 }
 
+/* The NICs and the fake GPU share a host bridge that supports P2P */
+static int rdma_fake_p2p_distance(struct amdgpu_device *adev,
+				  struct device *dma_dev)
+{
+	return 2;
+}
+
+/* After rdma_fake_release(): the real BOs are gone by then */
+static void rdma_fake_ttm_fini(void *data)
+{
+	struct rdma_fake *f = data;
+	struct amdgpu_device *adev = f->adev;
+	struct ttm_device *bdev = &adev->mman.bdev;
+
+	if (ttm_manager_type(bdev, TTM_PL_VRAM))
+		amdgpu_vram_mgr_fini(adev);
+	if (ttm_manager_type(bdev, TTM_PL_TT))
+		amdgpu_gtt_mgr_fini(adev);
+	/* What the runtime PM references of the pins left: nothing */
+	KUNIT_EXPECT_EQ(f->test, atomic_read(&adev->dev->power.usage_count), 0);
+	KUNIT_EXPECT_EQ(f->test, atomic64_read(&adev->gart_pin_size), 0);
+	KUNIT_EXPECT_EQ(f->test, atomic64_read(&adev->vram_pin_size), 0);
+	ttm_device_fini(bdev);
+	adev_to_drm(adev)->vma_offset_manager = NULL;
+	drm_vma_offset_manager_destroy(&f->vma);
+}
+
+/*
+ * What amdgpu_ttm_init() sets up that BOs of the GTT and VRAM domains use,
+ * without a GART table (the BOs' GTT resources get no GART address, as
+ * user BOs do until something needs one) and without VRAM behind the BAR.
+ */
+static void rdma_fake_ttm_init(struct rdma_fake *f)
+{
+	struct amdgpu_device *adev = f->adev;
+	struct kunit *test = f->test;
+	struct device *devs[] = { adev->dev, f->nic, f->nic2 };
+	unsigned int i;
+	int r;
+
+	/* Every address reachable, as a 64-bit device without an IOMMU */
+	for (i = 0; i < ARRAY_SIZE(devs); i++)
+		KUNIT_ASSERT_EQ(test, dma_set_mask_and_coherent(devs[i],
+								DMA_BIT_MASK(64)),
+				0);
+	adev->gmc.gart_size = RDMA_FAKE_GART_SIZE;
+	adev->gmc.mc_vram_size = RDMA_FAKE_VRAM_SIZE;
+	adev->gmc.real_vram_size = RDMA_FAKE_VRAM_SIZE;
+	adev->gmc.visible_vram_size = RDMA_FAKE_VISIBLE_VRAM;
+	adev->gmc.aper_base = RDMA_FAKE_APER_BASE;
+	adev->gmc.aper_size = RDMA_FAKE_VISIBLE_VRAM;
+	spin_lock_init(&adev->mm_stats.lock);
+	/* What drm_gem_init() sets up; the mock device has no GEM */
+	drm_vma_offset_manager_init(&f->vma, DRM_FILE_PAGE_OFFSET_START,
+				    DRM_FILE_PAGE_OFFSET_SIZE);
+	adev_to_drm(adev)->vma_offset_manager = &f->vma;
+	r = ttm_device_init(&adev->mman.bdev, &amdgpu_bo_driver, adev->dev,
+			    adev_to_drm(adev)->anon_inode->i_mapping, &f->vma,
+			    false, false);
+	if (r) {
+		adev_to_drm(adev)->vma_offset_manager = NULL;
+		drm_vma_offset_manager_destroy(&f->vma);
+	}
+	KUNIT_ASSERT_EQ(test, r, 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rdma_fake_ttm_fini,
+							f), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_gtt_mgr_init(adev, RDMA_FAKE_GTT_SIZE), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_vram_mgr_init(adev), 0);
+	kunit_activate_static_stub(test, amdgpu_rdma_p2p_distance,
+				   rdma_fake_p2p_distance);
+}
+
+static struct rdma_fake *rdma_fake_init_backend(struct kunit *test,
+						bool real);
+
 /**
  * rdma_fake_init - a fake GPU, VM and ROCm process for one test
  * @test: the test
+ *
+ * The pin backend is the fake one (see amdgpu_rdma_fake.h).
  *
  * Everything is torn down when the test ends: the VM (if the test did not
  * run amdgpu_vm_fini()), the GPU's registrations (amdgpu_rdma_device_fini())
@@ -211,6 +346,28 @@ static void rdma_fake_release(void *data)
  * Return: the fake; skips the test if KFD is not initialised.
  */
 struct rdma_fake *rdma_fake_init(struct kunit *test)
+{
+	return rdma_fake_init_backend(test, false);
+}
+
+/**
+ * rdma_fake_init_real - rdma_fake_init() with the real pin backend
+ * @test: the test
+ *
+ * Also sets up TTM, the GTT and the VRAM manager of the fake GPU; their
+ * BOs come from rdma_fake_real_bo(). When the test ends, the fake also
+ * checks that the pins' runtime PM references and pinned sizes are back
+ * to 0 and that no real BO is pinned.
+ *
+ * Return: the fake; skips the test if KFD is not initialised.
+ */
+struct rdma_fake *rdma_fake_init_real(struct kunit *test)
+{
+	return rdma_fake_init_backend(test, true);
+}
+
+static struct rdma_fake *rdma_fake_init_backend(struct kunit *test,
+						bool real)
 {
 	struct amdgpu_peer_mgr *mgr;
 	struct rdma_fake *f;
@@ -266,10 +423,14 @@ struct rdma_fake *rdma_fake_init(struct kunit *test)
 	f->p->lead_thread = current->group_leader;
 	f->pdd->process = f->p;
 
+	if (real) {
+		f->real = true;
+		rdma_fake_ttm_init(f);
+	}
 	mgr = amdgpu_rdma_test_mgr();
 	f->saved_pin_ops = mgr->ops;
 	f->saved_max_tombstones = mgr->max_tombstones;
-	mgr->ops = &rdma_fake_pin_ops;
+	mgr->ops = real ? &rdma_fake_real_pin_ops : &rdma_fake_pin_ops;
 	rdma_fake_current = f;
 	kunit_activate_static_stub(test, amdgpu_rdma_process_get,
 				   rdma_fake_process_get);
@@ -308,6 +469,63 @@ struct rdma_fake_bo *rdma_fake_bo(struct rdma_fake *f, u64 size,
 	f->next_dma += ALIGN(nsegs * (bo->seg + gap), SZ_1G);
 	f->bos[f->nbos++] = bo;
 	return bo;
+}
+
+/**
+ * rdma_fake_real_bo - a real user BO of the fake GPU
+ * @f: a fake from rdma_fake_init_real()
+ * @size: its size
+ * @domain: %AMDGPU_GEM_DOMAIN_GTT or %AMDGPU_GEM_DOMAIN_VRAM
+ * @flags: %AMDGPU_GEM_CREATE_* flags
+ *
+ * amdgpu_bo_create() as for a user BO (not amdgpu_bo_create_user(): the
+ * test keeps its own fields after the BO), populated and placed as TTM
+ * places it.
+ *
+ * Return: the BO; unreferenced when the test ends.
+ */
+struct rdma_fake_bo *rdma_fake_real_bo(struct rdma_fake *f, u64 size,
+				       u32 domain, u64 flags)
+{
+	struct amdgpu_bo_param bp = {
+		.size = size,
+		.byte_align = PAGE_SIZE,
+		.domain = domain,
+		.flags = flags,
+		.type = ttm_bo_type_device,
+		.bo_ptr_size = sizeof(struct rdma_fake_bo),
+	};
+	struct rdma_fake_bo *bo;
+	struct amdgpu_bo *abo;
+
+	KUNIT_ASSERT_TRUE(f->test, f->real);
+	KUNIT_ASSERT_LT(f->test, f->nbos, RDMA_FAKE_MAX_BOS);
+	KUNIT_ASSERT_EQ(f->test, amdgpu_bo_create(f->adev, &bp, &abo), 0);
+	bo = container_of(abo, struct rdma_fake_bo, bo);
+	bo->real = true;
+	bo->nsegs = 1;
+	bo->seg = size;
+	f->bos[f->nbos++] = bo;
+	return bo;
+}
+
+/* The DMA address of byte @offset of a real BO, for any DMA device */
+static u64 rdma_fake_real_dma(const struct rdma_fake_bo *bo, u64 offset)
+{
+	struct ttm_resource *res = bo->bo.tbo.resource;
+	struct amdgpu_device *adev = amdgpu_ttm_adev(bo->bo.tbo.bdev);
+	struct amdgpu_res_cursor cur;
+
+	if (res->mem_type == TTM_PL_TT) {
+		struct page *page = bo->bo.tbo.ttm->pages[offset >> PAGE_SHIFT];
+
+		/* dma-direct: the page's bus address */
+		return phys_to_dma(adev->dev, page_to_phys(page)) +
+		       offset_in_page(offset);
+	}
+	/* VRAM: the BAR, at the offset that the manager gave the byte */
+	amdgpu_res_first(res, offset, 1, &cur);
+	return adev->gmc.aper_base + cur.start;
 }
 
 /* Reserve the VM root (and @bo, if any), as the mapping paths do. */
@@ -392,6 +610,8 @@ void rdma_fake_vm_fini(struct rdma_fake *f)
 /* The DMA address at which the NIC sees byte @offset of @bo. */
 u64 rdma_fake_dma(const struct rdma_fake_bo *bo, u64 offset)
 {
+	if (bo->real)
+		return rdma_fake_real_dma(bo, offset);
 	return bo->dma_base + (offset / bo->seg) * (bo->seg + bo->gap) +
 	       offset % bo->seg;
 }

@@ -11,9 +11,11 @@
 
 #include <linux/atomic.h>
 #include <linux/bits.h>
+#include <linux/sizes.h>
 #include <linux/types.h>
 
 #include <drm/drm_exec.h>
+#include <drm/drm_vma_manager.h>
 
 #include "amdgpu.h"
 #include "kfd_priv.h"
@@ -22,14 +24,35 @@ struct amd_rdma_interface;
 struct kunit;
 
 /*
- * The VM, its root reservation, the BO reservations, the mappings (the
- * real amdgpu_vm_bo_add/map/unmap/clear/replace/del) and the VM teardown
- * (the real amdgpu_vm_fini()) are real; so are the KFD process mutex and
- * the ioctl handlers that take it. What needs a GPU is faked: the pin and
+ * Two pin backends. With rdma_fake_init(): the VM, its root reservation,
+ * the BO reservations, the mappings (the real
+ * amdgpu_vm_bo_add/map/unmap/clear/replace/del) and the VM teardown (the
+ * real amdgpu_vm_fini()) are real; so are the KFD process mutex and the
+ * ioctl handlers that take it. What needs a GPU is faked: the pin and
  * DMA mapping (the manager's pin backend is replaced for the test; its
  * unpin takes the BO's reservation as amdgpu_rdma_unpin() does, so that a
  * path that unpins under that lock hangs here as it would there), and the
  * KFD process lookup by pid (a static stub).
+ *
+ * With rdma_fake_init_real(), the pin backend is the real one
+ * (amdgpu_rdma_pin() and amdgpu_rdma_unpin()) on real BOs of the fake GPU
+ * (rdma_fake_real_bo(): amdgpu_bo_create() on a TTM device of amdgpu's own
+ * &ttm_device_funcs, the real GTT and VRAM managers), under their real
+ * reservations. The test only counts the pins around it and can take the
+ * quota while it pins. What is faked there is the memory the GPU has: GTT
+ * pages are system pages that the kernel's DMA API (dma-direct, no IOMMU in
+ * the test machine) maps for the fake NIC, and VRAM is a range of the
+ * manager with a BAR at %RDMA_FAKE_APER_BASE that no RAM backs.
+ *
+ * The fake backend stays where a case needs what one fake GPU cannot
+ * give: DMA tables of several segments with gaps between them, a second
+ * DMA device seen at other addresses, a pin that fails with a chosen
+ * error, and the BOs of fields that amdgpu_bo_create() does not set
+ * (kernel, SG, imported, doorbell BOs for the rejections). The paths of
+ * a first and of a repeated get that involve the pin run on the real
+ * backend too (amdgpu_peer_rdma_real_backend, and hfi1's evict and retry):
+ * the quota before and during the pin, the pin's own failures, a device
+ * that went away.
  */
 
 /* The NIC sees the fake BOs' memory at DMA addresses from here on. */
@@ -39,6 +62,13 @@ struct kunit;
 #define RDMA_FAKE_GPU_ID	0x4242
 #define RDMA_FAKE_MAX_BOS	16
 #define RDMA_FAKE_RW		(AMDGPU_PTE_READABLE | AMDGPU_PTE_WRITEABLE)
+/* The real backend's fake GPU: its GART, GTT, VRAM and CPU-visible VRAM */
+#define RDMA_FAKE_GART_SIZE	SZ_512M
+#define RDMA_FAKE_GTT_SIZE	SZ_256M
+#define RDMA_FAKE_VRAM_SIZE	SZ_64M
+#define RDMA_FAKE_VISIBLE_VRAM	SZ_32M
+/* where the BAR of its VRAM is: above any RAM of the test machine */
+#define RDMA_FAKE_APER_BASE	BIT_ULL(45)
 
 struct rdma_fake_bo {
 	struct amdgpu_bo bo;
@@ -50,6 +80,8 @@ struct rdma_fake_bo {
 	unsigned int nsegs;
 	/* pins of this BO not unpinned yet */
 	atomic_t pinned;
+	/* from amdgpu_bo_create(), pinned by the real backend */
+	bool real;
 };
 
 struct rdma_fake {
@@ -88,9 +120,15 @@ struct rdma_fake {
 	bool vm_done;
 	/* a bo_va without a BO (the PRT one) a test added: deleted at the end */
 	struct amdgpu_bo_va *prt_va;
+	/* the real pin backend runs, on a TTM device of the fake GPU */
+	bool real;
+	struct drm_vma_offset_manager vma;
 };
 
 struct rdma_fake *rdma_fake_init(struct kunit *test);
+struct rdma_fake *rdma_fake_init_real(struct kunit *test);
+struct rdma_fake_bo *rdma_fake_real_bo(struct rdma_fake *f, u64 size,
+				       u32 domain, u64 flags);
 struct rdma_fake_bo *rdma_fake_bo(struct rdma_fake *f, u64 size,
 				  u32 domains, unsigned int nsegs, u64 gap);
 void rdma_fake_lock(struct rdma_fake *f, struct rdma_fake_bo *bo);

@@ -23,6 +23,7 @@
 #include "amdgpu.h"
 #include "amdgpu_peer_reg.h"
 #include "amdgpu_rdma.h"
+#include "amdgpu_res_cursor.h"
 #include "amdgpu_vm.h"
 #include "kfd_priv.h"
 #include "tests/amdgpu_kunit_helpers.h"
@@ -679,6 +680,259 @@ static void rdma_bench_repeat_get(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ctx->f->ops->put_pages(&info[i]), 0);
 }
 
+/* ---- the real pin backend: real BOs through TTM ---- */
+
+#define REAL_VA		(8ULL << 30)
+#define REAL_BO_SIZE	SZ_2M
+
+struct rdma_real_case {
+	const char *name;
+	u32 domain;
+};
+
+static const struct rdma_real_case rdma_real_cases[] = {
+	{ "GTT", AMDGPU_GEM_DOMAIN_GTT },
+	{ "VRAM", AMDGPU_GEM_DOMAIN_VRAM },
+};
+
+static void rdma_real_case_desc(const struct rdma_real_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdma_real, rdma_real_cases, rdma_real_case_desc);
+
+/*
+ * A real BO of the case's domain, mapped at REAL_VA. A VRAM BO is created
+ * CPU-visible, as the pin wants it (the fake GPU has no copy engine to
+ * move it there).
+ */
+static struct rdma_get_ctx *rdma_real_ctx(struct kunit *test)
+{
+	const struct rdma_real_case *c = test->param_value;
+	struct rdma_get_ctx *ctx;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->f = rdma_fake_init_real(test);
+	ctx->bo = rdma_fake_real_bo(ctx->f, REAL_BO_SIZE, c->domain,
+				    c->domain == AMDGPU_GEM_DOMAIN_VRAM ?
+				    AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED : 0);
+	ctx->m = rdma_fake_map(ctx->f, ctx->bo, REAL_VA, 0, REAL_BO_SIZE,
+			       RDMA_FAKE_RW);
+	test->priv = ctx;
+	return ctx;
+}
+
+/*
+ * What the NIC would DMA: every page of the table is the BO's page at
+ * that offset (its system page for GTT, its place behind the BAR for VRAM).
+ */
+static void rdma_real_expect_table(struct kunit *test,
+				   const struct amd_p2p_info *info,
+				   const struct rdma_fake_bo *bo, u64 off,
+				   u64 len)
+{
+	struct scatterlist *sg;
+	u64 at;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, rdma_fake_sg_len(info), len);
+	for_each_sgtable_dma_sg(info->pages, sg, i) {
+		/* Where the entry starts, and at each page it crosses into */
+		for (at = off; at < off + sg_dma_len(sg);
+		     at = ALIGN_DOWN(at, PAGE_SIZE) + PAGE_SIZE)
+			KUNIT_EXPECT_EQ(test, sg_dma_address(sg) + (at - off),
+					rdma_fake_dma(bo, at));
+		off += sg_dma_len(sg);
+	}
+}
+
+/*
+ * Gets and puts through amdgpu_rdma_pin()/amdgpu_rdma_unpin(): two gets
+ * of one BO share one real pin; the NIC sees the BO's own pages; the last
+ * put unpins it and drops its runtime PM reference (checked at the end).
+ */
+static void rdma_real_backend_get_put(struct kunit *test)
+{
+	const struct rdma_real_case *c = test->param_value;
+	struct rdma_get_ctx *ctx = rdma_real_ctx(test);
+	const struct amd_rdma_interface *ops = ctx->f->ops;
+	struct amdgpu_bo *bo = &ctx->bo->bo;
+	struct device *gpu = ctx->f->adev->dev;
+	struct amd_p2p_info *a, *b;
+	u64 off = SZ_64K + 0x100, len = 3 * SZ_4K + 0x80;
+
+	KUNIT_ASSERT_EQ(test, rdma_get(test, REAL_VA + off, len, &a), 0);
+	KUNIT_ASSERT_EQ(test, rdma_get(test, REAL_VA, REAL_BO_SIZE, &b), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 1);
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 1);
+	KUNIT_EXPECT_EQ(test, bo->tbo.resource->mem_type,
+			c->domain == AMDGPU_GEM_DOMAIN_VRAM ? TTM_PL_VRAM :
+			TTM_PL_TT);
+	KUNIT_EXPECT_EQ(test, atomic_read(&gpu->power.usage_count), 1);
+	rdma_real_expect_table(test, a, ctx->bo, off, len);
+	rdma_real_expect_table(test, b, ctx->bo, 0, REAL_BO_SIZE);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&a), 0);
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 1);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&b), 0);
+	amdkfd_rdma_synchronize();
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), 1);
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&gpu->power.usage_count), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks), 0);
+}
+
+/*
+ * Over the quota: a first get pins nothing; a repeated one leaves the
+ * pin its registration shares as it was.
+ */
+static void rdma_real_backend_quota(struct kunit *test)
+{
+	struct rdma_get_ctx *ctx = rdma_real_ctx(test);
+	const struct amd_rdma_interface *ops = ctx->f->ops;
+	struct amdgpu_peer_dev *gpu = amdgpu_rdma_test_dev(ctx->f->adev);
+	struct amd_p2p_info *a, *poison = ERR_PTR(-EBADF), *b = poison;
+	struct amdgpu_bo *bo = &ctx->bo->bo;
+
+	gpu->limit = SZ_4K;
+	KUNIT_EXPECT_EQ(test, rdma_get(test, REAL_VA, 2 * SZ_4K, &b), -ENOSPC);
+	KUNIT_EXPECT_PTR_EQ(test, b, poison);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 0);
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 0);
+
+	KUNIT_ASSERT_EQ(test, rdma_get(test, REAL_VA, SZ_4K, &a), 0);
+	KUNIT_EXPECT_EQ(test, rdma_get(test, REAL_VA + SZ_4K, SZ_4K, &b),
+			-ENOSPC);
+	KUNIT_EXPECT_PTR_EQ(test, b, poison);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), 0);
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 1);
+	KUNIT_EXPECT_EQ(test, gpu->busy, 0U);
+	/* hfi1's evict and retry: put, and get again at once */
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&a), 0);
+	KUNIT_ASSERT_EQ(test, rdma_get(test, REAL_VA + SZ_4K, SZ_4K, &b), 0);
+	rdma_real_expect_table(test, b, ctx->bo, SZ_4K, SZ_4K);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&b), 0);
+	amdkfd_rdma_synchronize();
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 0);
+}
+
+/*
+ * The quota runs out while the first get pins (another process took it):
+ * the real unpin, which reserves the BO, runs only after the get dropped
+ * the reservations it pinned under (under them lockdep reports recursive
+ * locking, and the thread hangs), before get_pages() returns.
+ */
+static void rdma_real_backend_quota_race_unpins_unlocked(struct kunit *test)
+{
+	struct rdma_get_ctx *ctx = rdma_real_ctx(test);
+	const struct amd_rdma_interface *ops = ctx->f->ops;
+	struct amdgpu_peer_dev *gpu = amdgpu_rdma_test_dev(ctx->f->adev);
+	struct amd_p2p_info *a, *poison = ERR_PTR(-EBADF);
+	struct amdgpu_bo *bo = &ctx->bo->bo;
+
+	gpu->limit = SZ_1M;
+	ctx->f->pin_takes_quota = true;
+	a = poison;
+	KUNIT_EXPECT_EQ(test, rdma_get(test, REAL_VA, SZ_4K, &a), -ENOSPC);
+	KUNIT_EXPECT_PTR_EQ(test, a, poison);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), 1);
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 0);
+	KUNIT_EXPECT_EQ(test, gpu->busy, 0U);
+	gpu->charged = 0;
+	KUNIT_ASSERT_EQ(test, rdma_get(test, REAL_VA, SZ_4K, &a), 0);
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 1);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&a), 0);
+}
+
+/*
+ * The real pin fails: a VRAM BO outside the CPU-visible VRAM must move
+ * into it (the peer reaches VRAM through the BAR), and the fake GPU has
+ * no engine to move it (amdgpu_bo_move(): -ENODEV); if somebody else
+ * pinned it there already, it cannot move, and the pin unpins it again
+ * (-EREMOTEIO). Either way the first get fails with nothing pinned by it.
+ */
+static void rdma_real_backend_pin_fails(struct kunit *test)
+{
+	struct rdma_fake *f = rdma_fake_init_real(test);
+	struct amd_p2p_info *poison = ERR_PTR(-EBADF), *a = poison;
+	struct rdma_fake_bo *hi;
+	struct amdgpu_bo *bo;
+	atomic_t cbs = ATOMIC_INIT(0);
+
+	/* No CPU access: the top of VRAM, past the visible part */
+	hi = rdma_fake_real_bo(f, REAL_BO_SIZE, AMDGPU_GEM_DOMAIN_VRAM,
+			       AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+	bo = &hi->bo;
+	KUNIT_ASSERT_EQ(test, bo->tbo.resource->mem_type, TTM_PL_VRAM);
+	KUNIT_ASSERT_FALSE(test, amdgpu_res_cpu_visible(f->adev, bo->tbo.resource));
+	rdma_fake_map(f, hi, REAL_VA, 0, REAL_BO_SIZE, RDMA_FAKE_RW);
+
+	KUNIT_EXPECT_EQ(test, rdma_fake_get(f, REAL_VA, SZ_4K, rdma_free_cb, &cbs, &a),
+			-ENODEV);
+	KUNIT_EXPECT_PTR_EQ(test, a, poison);
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 0);
+	KUNIT_EXPECT_EQ(test, bo->tbo.resource->mem_type, TTM_PL_VRAM);
+
+	/* Pinned where it is by another user (NO_CPU_ACCESS: it stays) */
+	bo->flags &= ~AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED;
+	KUNIT_ASSERT_EQ(test, amdgpu_bo_reserve(bo, false), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_bo_pin(bo, AMDGPU_GEM_DOMAIN_VRAM), 0);
+	amdgpu_bo_unreserve(bo);
+	KUNIT_EXPECT_EQ(test, rdma_fake_get(f, REAL_VA, SZ_4K, rdma_free_cb, &cbs, &a),
+			-EREMOTEIO);
+	KUNIT_EXPECT_PTR_EQ(test, a, poison);
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->pins), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->unpins), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->adev->dev->power.usage_count), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_bo_reserve(bo, false), 0);
+	amdgpu_bo_unpin(bo);
+	amdgpu_bo_unreserve(bo);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cbs), 0);
+}
+
+/*
+ * The device goes away with a registration live: the real unpin runs at
+ * amdgpu_rdma_device_fini(), the put still works, nothing new is pinned.
+ */
+static void rdma_real_backend_after_unplug(struct kunit *test)
+{
+	struct rdma_get_ctx *ctx = rdma_real_ctx(test);
+	const struct amd_rdma_interface *ops = ctx->f->ops;
+	struct amd_p2p_info *a, *b, *poison = ERR_PTR(-EBADF);
+	struct amdgpu_bo *bo = &ctx->bo->bo;
+
+	KUNIT_ASSERT_EQ(test, rdma_get(test, REAL_VA, SZ_4K, &a), 0);
+	adev_to_drm(ctx->f->adev)->unplugged = true;
+	amdgpu_rdma_device_fini(ctx->f->adev);
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks), 1);
+	b = poison;
+	KUNIT_EXPECT_EQ(test, rdma_get(test, REAL_VA, SZ_4K, &b), -ENODEV);
+	KUNIT_EXPECT_PTR_EQ(test, b, poison);
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 0);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&a), 0);
+	adev_to_drm(ctx->f->adev)->unplugged = false;
+}
+
+static struct kunit_case rdma_real_cases_list[] = {
+	KUNIT_CASE_PARAM(rdma_real_backend_get_put, rdma_real_gen_params),
+	KUNIT_CASE_PARAM(rdma_real_backend_quota, rdma_real_gen_params),
+	KUNIT_CASE_PARAM(rdma_real_backend_quota_race_unpins_unlocked,
+			 rdma_real_gen_params),
+	KUNIT_CASE(rdma_real_backend_pin_fails),
+	KUNIT_CASE_PARAM(rdma_real_backend_after_unplug, rdma_real_gen_params),
+	{}
+};
+
+static struct kunit_suite rdma_real_suite = {
+	.name = "amdgpu_peer_rdma_real_backend",
+	.test_cases = rdma_real_cases_list,
+};
+
 static struct kunit_case rdma_cases[] = {
 	KUNIT_CASE(rdma_query),
 	KUNIT_CASE_PARAM(rdma_get_pages_errors, rdma_get_gen_params),
@@ -711,4 +965,4 @@ static struct kunit_suite rdma_suite = {
 	.test_cases = rdma_cases,
 };
 
-kunit_test_suites(&rdma_suite, &rdma_get_suite);
+kunit_test_suites(&rdma_suite, &rdma_get_suite, &rdma_real_suite);
