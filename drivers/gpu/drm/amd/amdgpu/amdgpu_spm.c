@@ -56,9 +56,10 @@
  * - &amdgpu_spm_session.drain_lock is held by the worker; it guards the
  *   current and next buffers, the drain state and the hardware state of
  *   the acquisition. The worker may fault user pages under it.
- * - The reset domain's semaphore is only ever taken by the worker, with
+ * - The reset domain's semaphore is only ever taken by the worker and by
+ *   the end of a graphics reservation (which parks SPM_VMID again), with
  *   down_read_trylock(), inside drm_dev_enter() and while the device is not
- *   suspended, around its register accesses: no allocation, user memory,
+ *   suspended, around their register accesses: no allocation, user memory,
  *   notifier or wait for the worker happens under it, so a reset that
  *   holds it for writing never waits for the SPM manager.
  * - &amdgpu_spm.arb_lock is a leaf spinlock taken from the job submission
@@ -409,8 +410,9 @@ int amdgpu_spm_gfx_vmid_reserve(struct amdgpu_device *adev,
 	if (spm->profiler_xcc_mask & mask) {
 		r = -EBUSY;
 	} else {
+		/* Read without the lock by amdgpu_spm_job_vmid() */
 		for_each_set_bit(x, &mask, AMDGPU_SPM_MAX_XCC)
-			spm->gfx_users[x]++;
+			WRITE_ONCE(spm->gfx_users[x], spm->gfx_users[x] + 1);
 	}
 	spin_unlock_irq(&spm->arb_lock);
 	if (r)
@@ -449,12 +451,43 @@ void amdgpu_spm_gfx_vmid_unreserve(struct amdgpu_device *adev,
 	if (spm)
 		mutex_lock(&adev->spm.gfx_vmid_lock);
 	if (vm->reserved_vmid[AMDGPU_GFXHUB(0)]) {
-		amdgpu_vmid_free_reserved(adev, AMDGPU_GFXHUB(0));
+		/* Parked before the VMID goes back to amdgpu_ids' pool */
 		amdgpu_spm_gfx_vmid_release(adev, vm);
+		amdgpu_vmid_free_reserved(adev, AMDGPU_GFXHUB(0));
 		vm->reserved_vmid[AMDGPU_GFXHUB(0)] = false;
 	}
 	if (spm)
 		mutex_unlock(&adev->spm.gfx_vmid_lock);
+}
+
+/*
+ * SPM_VMID of the XCCs in @mask, which no graphics client reserves SPM on
+ * any more, back to the park VMID: the VMID that was reserved goes back to
+ * amdgpu_ids' pool, and any VM may get it next. Not while a reset or a
+ * suspend holds the hardware (RLC resume parks it then), nor once the
+ * device is unplugged; never on an XCC that the profiler owns, nor on one
+ * that a client reserved again meanwhile.
+ */
+static void spm_gfx_repark(struct amdgpu_device *adev, unsigned long mask)
+{
+	struct amdgpu_spm *spm = &adev->spm;
+	unsigned int x;
+	int idx;
+
+	if (!mask || !spm->funcs || !drm_dev_enter(adev_to_drm(adev), &idx))
+		return;
+	if (!adev->in_suspend && down_read_trylock(&adev->reset_domain->sem)) {
+		for_each_set_bit(x, &mask, AMDGPU_SPM_MAX_XCC) {
+			if (!amdgpu_spm_vmid_write_begin(adev, x))
+				continue;
+			if (!READ_ONCE(spm->gfx_users[x]))
+				spm->funcs->set_vmid(adev, x,
+						     amdgpu_spm_park_vmid(adev));
+			amdgpu_spm_vmid_write_end(adev, x);
+		}
+		up_read(&adev->reset_domain->sem);
+	}
+	drm_dev_exit(idx);
 }
 
 /**
@@ -462,15 +495,17 @@ void amdgpu_spm_gfx_vmid_unreserve(struct amdgpu_device *adev,
  * @adev: the device
  * @vm: a VM whose GFXHUB(0) VMID reservation goes away
  *
- * Called by amdgpu_spm_gfx_vmid_unreserve() and by amdgpu_vm_fini() when
- * it frees the reservation.
+ * Called by amdgpu_spm_gfx_vmid_unreserve() and by amdgpu_vm_fini() before
+ * they give the reserved VMID back to amdgpu_ids. The XCCs that no client
+ * reserves SPM on any more are parked again.
  *
- * Context: any; takes &amdgpu_spm.arb_lock.
+ * Context: process context; takes &amdgpu_spm.arb_lock, and may take the
+ * GFXOFF lock to park.
  */
 void amdgpu_spm_gfx_vmid_release(struct amdgpu_device *adev,
 				 struct amdgpu_vm *vm)
 {
-	unsigned long mask = vm->spm_xcc_mask;
+	unsigned long mask = vm->spm_xcc_mask, idle = 0;
 	struct amdgpu_spm *spm = &adev->spm;
 	unsigned long flags;
 	unsigned int x;
@@ -480,10 +515,14 @@ void amdgpu_spm_gfx_vmid_release(struct amdgpu_device *adev,
 		return;
 	spin_lock_irqsave(&spm->arb_lock, flags);
 	for_each_set_bit(x, &mask, AMDGPU_SPM_MAX_XCC)
-		if (!WARN_ON(!spm->gfx_users[x]))
-			spm->gfx_users[x]--;
+		if (!WARN_ON(!spm->gfx_users[x])) {
+			WRITE_ONCE(spm->gfx_users[x], spm->gfx_users[x] - 1);
+			if (!spm->gfx_users[x])
+				__set_bit(x, &idle);
+		}
 	spin_unlock_irqrestore(&spm->arb_lock, flags);
 	vm->spm_xcc_mask = 0;
+	spm_gfx_repark(adev, idle);
 }
 
 static int spm_claim_xccs(struct amdgpu_spm_session *s, unsigned long mask)

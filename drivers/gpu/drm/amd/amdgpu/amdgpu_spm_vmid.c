@@ -58,11 +58,21 @@
  *   XCC points at a one-page table of the device with no valid PTE, and
  *   SPM_VMID at the VMID: RLC resume parks it (gfxhub's resume resets
  *   every context, and a VRAM loss may have changed the table, which is
- *   cleared every time), and so does release. Kernel jobs, which
- *   amdgpu_vm_flush() lets program SPM_VMID 0 after a reset, program the
- *   SPM VMID instead (amdgpu_spm_job_vmid()). So SPM_VMID is never 0, the
- *   GART, and never a KFD VMID; graphics jobs of a VMID reserved for SPM
- *   still select their own VM, as before.
+ *   cleared every time), and so does release. amdgpu_vm_flush() lets jobs
+ *   program SPM_VMID: those of the reserved VMID every time, and after a
+ *   GPU reset the first job of every VMID, kernel jobs (VMID 0) included.
+ *   On an XCC where no graphics client reserved SPM
+ *   (%AMDGPU_VM_OP_RESERVE_VMID) they program the SPM VMID instead, so
+ *   that a profiler's stream cannot write into the VM that amdgpu_ids
+ *   happens to have there, nor into the GART. Where one did, the jobs of
+ *   the reserved VMID select it, as before the manager, and other jobs
+ *   leave it; when the last such client goes, the XCC is parked again
+ *   (amdgpu_spm_gfx_vmid_release()). So outside an acquisition and a
+ *   graphics reservation SPM_VMID is never 0, the GART, never a KFD VMID
+ *   and never another VM. Before the empty table exists (RLC init, at
+ *   driver load before the first RLC resume), if it cannot be allocated,
+ *   and after amdgpu_spm_vmid_fini() at unload, the park VMID is
+ *   %AMDGPU_SPM_VMID_LEGACY_PARK, as without the manager.
  * - **Release** stops the RLC, parks each context on the empty table and
  *   flushes, and only then are the rings and the acquisition's table
  *   freed (amdgpu_spm.c): no context points at that table any more, so
@@ -100,21 +110,41 @@ u32 amdgpu_spm_park_vmid(struct amdgpu_device *adev)
 }
 
 /**
- * amdgpu_spm_job_vmid - the SPM_VMID a job's VM flush programs
+ * amdgpu_spm_job_vmid - the SPM_VMID a job's VM flush programs on an XCC
  * @adev: the device
- * @vmid: the job's VMID
+ * @xcc: logical XCC of the job's ring
+ * @vmid: in: the job's VMID; out: what to program
  *
- * For &amdgpu_rlc_funcs.update_spm_vmid. Kernel jobs (no VM) come with
- * VMID 0, the GART, and amdgpu_vm_flush() programs SPM_VMID for them as
- * for any job after a GPU reset (amdgpu_vmid_had_gpu_reset() stays true
- * for a kernel job's VMID, which is never flushed).
+ * For &amdgpu_rlc_funcs.update_spm_vmid, between
+ * amdgpu_spm_vmid_write_begin() and amdgpu_spm_vmid_write_end(), which
+ * keep the XCCs that the profiler owns out. amdgpu_vm_flush() calls it for
+ * every job of the reserved VMID (amdgpu_vmid_grab_reserved(), which
+ * process isolation uses too) and, after a GPU reset, for the first job of
+ * every VMID: kernel jobs come with VMID 0, the GART. On devices with the
+ * SPM manager only a graphics client's reservation for SPM on @xcc
+ * (amdgpu_spm_gfx_vmid_reserve()) lets a job select its VMID, and only the
+ * reserved VMID of @xcc's GFXHUB; without one, the XCC stays parked. The
+ * reserved VMID is read without amdgpu_ids' lock: it changes only while
+ * no client holds a reservation, and then the XCC is parked anyway.
  *
- * Return: amdgpu_spm_park_vmid() instead of 0 on devices with the SPM
- * manager, else @vmid.
+ * Return: true if SPM_VMID of @xcc is to be programmed with *@vmid (the
+ * job's VMID, or amdgpu_spm_park_vmid()); false to leave it as it is (a
+ * graphics client's reservation holds it, and this is another VMID).
  */
-u32 amdgpu_spm_job_vmid(struct amdgpu_device *adev, u32 vmid)
+bool amdgpu_spm_job_vmid(struct amdgpu_device *adev, u32 xcc, u32 *vmid)
 {
-	return !vmid && adev->spm.funcs ? amdgpu_spm_park_vmid(adev) : vmid;
+	struct amdgpu_vmid_mgr *id_mgr;
+	struct amdgpu_vmid *reserved;
+
+	if (!adev->spm.funcs)
+		return true;
+	if (xcc >= AMDGPU_SPM_MAX_XCC || !READ_ONCE(adev->spm.gfx_users[xcc])) {
+		*vmid = amdgpu_spm_park_vmid(adev);
+		return true;
+	}
+	id_mgr = &adev->vm_manager.id_mgr[AMDGPU_GFXHUB(xcc)];
+	reserved = READ_ONCE(id_mgr->reserved);
+	return *vmid && reserved && *vmid == reserved - id_mgr->ids;
 }
 
 /**
@@ -168,10 +198,15 @@ static void spm_vmid_flush(struct amdgpu_device *adev, u32 xcc)
 	 * Not amdgpu_gmc_flush_gpu_tlb(): the callers hold the reset
 	 * domain's semaphore, or are the reset, and that one try-locks it
 	 * and skips the flush while a reset waits. For a VMID other than 0
-	 * and type 2 it does what follows.
+	 * and type 2 it does what follows, the extra flushes of the parts
+	 * that need them included (gmc_v9_0.c sets type 2 for GC 9.4.3,
+	 * 9.4.4 and 9.5.0).
 	 */
 	mb();
 	amdgpu_device_flush_hdp(adev, NULL);
+	if (adev->gmc.flush_tlb_needs_extra_type_2)
+		adev->gmc.gmc_funcs->flush_gpu_tlb(adev, adev->spm.vmid,
+						   AMDGPU_GFXHUB(xcc), 2);
 	if (adev->gmc.flush_tlb_needs_extra_type_0)
 		adev->gmc.gmc_funcs->flush_gpu_tlb(adev, adev->spm.vmid,
 						   AMDGPU_GFXHUB(xcc), 0);

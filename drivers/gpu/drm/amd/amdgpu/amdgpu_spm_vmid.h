@@ -56,7 +56,7 @@ struct amdgpu_spm_pt {
 };
 
 u32 amdgpu_spm_park_vmid(struct amdgpu_device *adev);
-u32 amdgpu_spm_job_vmid(struct amdgpu_device *adev, u32 vmid);
+bool amdgpu_spm_job_vmid(struct amdgpu_device *adev, u32 xcc, u32 *vmid);
 u32 amdgpu_spm_kfd_vmid_bitmap(struct amdgpu_device *adev, u32 bitmap);
 void amdgpu_spm_vmid_setup(struct amdgpu_device *adev);
 void amdgpu_spm_vmid_park(struct amdgpu_device *adev, u32 xcc);

@@ -690,7 +690,8 @@ static void spm_hw_resume_reprograms(struct kunit *test)
 /*
  * While the profiler owns an XCC, RLC resume writes nothing but the SPM
  * VMID into SPM_VMID, and graphics (update_spm_vmid) nothing at all;
- * without an acquisition graphics may write it.
+ * without an acquisition graphics writes it, and parks it (RLC init's
+ * call with 0xf, a KFD VMID, included).
  */
 static void spm_hw_rlc_resume_keeps_vmid(struct kunit *test)
 {
@@ -715,12 +716,13 @@ static void spm_hw_rlc_resume_keeps_vmid(struct kunit *test)
 		KUNIT_EXPECT_LT(test, spm_model_find_write(e->m, i, SPM_R_MC_CNTL, nlog), 0);
 	adev->in_suspend = false;
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
-	/* Without an acquisition they do write it */
+	/* Without an acquisition they do write it: parked, not 0xf (KFD's) */
 	for (i = 0; i < n; i++)
-		spm_model_write(e->m, i, SPM_R_MC_CNTL, 3);
+		spm_model_write(e->m, i, SPM_R_MC_CNTL, 7);
 	adev->gfx.rlc.funcs->update_spm_vmid(adev, NULL, 0xf);
 	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask, 0xf);
+		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+				SPM_MODEL_VMID);
 }
 
 /*
@@ -998,10 +1000,19 @@ static const struct amdgpu_ring_funcs sdma_ring_funcs = {
 	.type = AMDGPU_RING_TYPE_SDMA,
 };
 
+static u32 vmid_of(struct spm_env *e, u32 xcc)
+{
+	return reg(e, xcc, SPM_R_MC_CNTL) & e->m->l->vmid_mask;
+}
+
 /*
- * amdgpu_vm_flush() of a job with a reserved VMID calls update_spm_vmid
- * for its ring: a compute job on an XCC the profiler owns must not change
- * SPM_VMID, one on another XCC must; SDMA jobs (xcc_id 0) never do.
+ * amdgpu_vm_flush() calls update_spm_vmid for every job of the reserved
+ * VMID and, after a GPU reset, for the first job of every VMID. Without a
+ * graphics client's reservation for SPM (AMDGPU_VM_OP_RESERVE_VMID) an XCC
+ * stays parked whatever the job; with one, the jobs of the reserved VMID
+ * select it, other jobs leave it, and the end of the reservation parks it
+ * again before the VMID goes back to amdgpu_ids. A job on an XCC that the
+ * profiler owns writes nothing there; SDMA jobs (xcc_id 0) never write.
  */
 static void spm_hw_vmid_gate(struct kunit *test)
 {
@@ -1010,8 +1021,11 @@ static void spm_hw_vmid_gate(struct kunit *test)
 	struct amdgpu_device *adev = e->adev;
 	struct amdgpu_ring ring = { .adev = adev };
 	struct amdgpu_xcp_mgr *xm;
-	struct drm_file *p1 = e->a;
+	struct drm_file *p1 = e->a, *gfx;
 	unsigned int i, owned = n > 1 ? n - 1 : 0;
+	struct amdgpu_vmid_mgr *id_mgr;
+	u32 rsv;
+	int nlog;
 
 	if (n > 1) {
 		/* Two partitions; the profiler takes the last XCC only */
@@ -1049,23 +1063,59 @@ static void spm_hw_vmid_gate(struct kunit *test)
 	for (i = 0; i < n; i++) {
 		ring.xcc_id = i;
 		adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, 0);
-		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
-				    SPM_MODEL_VMID, "kernel job, xcc %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, vmid_of(e, i), SPM_MODEL_VMID,
+				    "kernel job, xcc %u", i);
+		/* A graphics process's VMID of amdgpu_ids, after a reset */
+		adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, 1);
+		KUNIT_EXPECT_EQ_MSG(test, vmid_of(e, i), SPM_MODEL_VMID,
+				    "job of VMID 1, xcc %u", i);
 	}
+
+	/* A graphics client reserves SPM on partition 0 (XCC 0 among them) */
+	amdgpu_vmid_mgr_init(adev);
+	gfx = amdgpu_kunit_helper_alloc_file(test, adev, 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_spm_gfx_vmid_reserve(adev, gfx), 0);
+	id_mgr = &adev->vm_manager.id_mgr[AMDGPU_GFXHUB(0)];
+	KUNIT_ASSERT_NOT_NULL(test, id_mgr->reserved);
+	rsv = id_mgr->reserved - id_mgr->ids;
+	KUNIT_ASSERT_NE(test, rsv, SPM_MODEL_VMID);
+	ring.xcc_id = 0;
+	adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, rsv);
+	KUNIT_EXPECT_EQ(test, vmid_of(e, 0), rsv);
+	/* Another VMID's first job after a reset, a kernel job: they leave it */
+	adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, rsv == 1 ? 2 : 1);
+	KUNIT_EXPECT_EQ(test, vmid_of(e, 0), rsv);
+	adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, 0);
+	KUNIT_EXPECT_EQ(test, vmid_of(e, 0), rsv);
+	/* The reservation ends: parked before the VMID is anybody's again */
+	amdgpu_spm_gfx_vmid_unreserve(adev, gfx);
+	KUNIT_EXPECT_EQ(test, vmid_of(e, 0), SPM_MODEL_VMID);
+	KUNIT_EXPECT_NULL(test, id_mgr->reserved);
+	adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, rsv);
+	KUNIT_EXPECT_EQ(test, vmid_of(e, 0), SPM_MODEL_VMID);
+	amdgpu_vmid_mgr_fini(adev);
+
+	/* An SDMA job leaves even a value it did not write */
+	spm_model_write(e->m, 0, SPM_R_MC_CNTL, 7);
+	ring.funcs = &sdma_ring_funcs;
+	adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, 9);
+	KUNIT_EXPECT_EQ(test, vmid_of(e, 0), 7);
+	spm_model_write(e->m, 0, SPM_R_MC_CNTL, SPM_MODEL_VMID);
 
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, p1, AMDGPU_SPM_OP_ACQUIRE), 0);
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
-				SPM_MODEL_VMID);
+		KUNIT_ASSERT_EQ(test, vmid_of(e, i), SPM_MODEL_VMID);
 
 	ring.funcs = &compute_ring_funcs;
+	nlog = e->m->nlog;
 	for (i = 0; i < n; i++) {
 		ring.xcc_id = i;
 		adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, 5);
-		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
-				    i == owned ? SPM_MODEL_VMID : 5,
+		KUNIT_EXPECT_EQ_MSG(test, vmid_of(e, i), SPM_MODEL_VMID,
 				    "compute ring of xcc %u", i);
 	}
+	/* Not even the same value: the profiler's XCC is not written */
+	KUNIT_EXPECT_LT(test, spm_model_find_write(e->m, owned, SPM_R_MC_CNTL, nlog), 0);
 	ring.funcs = &sdma_ring_funcs;
 	ring.xcc_id = 0;
 	for (i = 0; i < n; i++)

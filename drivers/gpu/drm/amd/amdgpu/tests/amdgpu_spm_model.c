@@ -443,6 +443,8 @@ static void spm_model_flush_tlb(struct amdgpu_device *adev, u32 vmid,
 	spin_lock_irqsave(&m->lock, flags);
 	if (m->x[vmhub].tlb_valid && m->x[vmhub].tlb_vmid == vmid)
 		spm_model_tlb_drop(&m->x[vmhub]);
+	if (vmid == SPM_MODEL_VMID && flush_type == 2)
+		m->x[vmhub].tlb_flushes_2++;
 	m->tlb_flushes++;
 	spin_unlock_irqrestore(&m->lock, flags);
 }
@@ -1168,6 +1170,12 @@ struct spm_model *spm_model_create(struct kunit *test,
 	/* gmc_v9_0_sw_init(): KFD's VMIDs start at 3 on GC 9.4.1-9.4.4 */
 	adev->vm_manager.first_kfd_vmid = 3;
 	adev->gmc.gmc_funcs = &spm_model_gmc_funcs;
+	/*
+	 * gmc_v9_0_sw_init(): GC 9.4.3 (as 9.4.4 and 9.5.0) needs a second
+	 * heavyweight flush, for a race of the TLB with memory accesses
+	 */
+	adev->gmc.flush_tlb_needs_extra_type_2 =
+		l->ip_version == IP_VERSION(9, 4, 3);
 	adev->asic_funcs = &spm_model_asic_funcs;
 	/* gmc_v9_0's default GART size for these parts */
 	adev->gmc.gart_size = SZ_512M;

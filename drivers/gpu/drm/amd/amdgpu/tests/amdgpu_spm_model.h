@@ -178,6 +178,7 @@ void spm_model_set_reading(struct spm_model *m, const struct spm_model_reading *
  * @tlb_valid: @tlb and the fields below hold a walk
  * @tlb_retry: the context of that walk retries faults
  * @tlb_gen: bumped whenever @tlb changes
+ * @tlb_flushes_2: heavyweight (type 2) flushes of the SPM VMID on this hub
  * @xl_gen: @tlb_gen of the cached translation below
  * @xl_base: ring base it is of
  * @xl_size: ring size it is of
@@ -211,6 +212,7 @@ struct spm_model_xcc {
 	bool tlb_valid;
 	bool tlb_retry;
 	u64 tlb_gen;
+	u64 tlb_flushes_2;
 	u64 xl_gen;
 	u64 xl_base;
 	u32 xl_size;

@@ -471,6 +471,30 @@ static void spm_vmid_rewritten_vmid0_is_stray(struct kunit *test)
 }
 
 /*
+ * Each flush of the SPM VMID's TLB is what amdgpu_gmc_flush_gpu_tlb()
+ * would issue on that part: two heavyweight flushes on GC 9.4.3, which
+ * gmc_v9_0.c marks as needing an extra one, one on GC 9.4.2. Parking an
+ * XCC flushes its own hub only.
+ */
+static void spm_vmid_flush_as_gmc(struct kunit *test)
+{
+	struct spm_env *e = vmid_env(test);
+	unsigned int n = part(test)->nxcc, i, j;
+	u64 per = e->m->l->ip_version == IP_VERSION(9, 4, 3) ? 2 : 1;
+	u64 before[AMDGPU_SPM_MAX_XCC];
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n; j++)
+			before[j] = e->m->x[j].tlb_flushes_2;
+		amdgpu_spm_vmid_park(e->adev, i);
+		for (j = 0; j < n; j++)
+			KUNIT_EXPECT_EQ_MSG(test, e->m->x[j].tlb_flushes_2 - before[j],
+					    j == i ? per : 0, "park xcc %u, hub %u", i, j);
+		expect_parked(test, e, i);
+	}
+}
+
+/*
  * Nobody else hands the VMID out: amdgpu_ids' pools (the real
  * amdgpu_vmid_mgr_init(), and its reserved VMID) hold only VMIDs below it,
  * and KFD's compute VMID bitmap leaves it out.
@@ -509,6 +533,7 @@ static struct kunit_case spm_vmid_cases[] = {
 	KUNIT_CASE_PARAM(spm_vmid_rewritten_base_faults, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_rewritten_vmid0_is_stray, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_not_handed_out, vmid_part_gen_params),
+	KUNIT_CASE_PARAM(spm_vmid_flush_as_gmc, vmid_part_gen_params),
 	{}
 };
 
