@@ -1250,6 +1250,13 @@ static int gfx_v9_0_init(struct kunit *test)
 	return 0;
 }
 
+/* MI100: GC 9.4.1, amdgpu.noretry at its default */
+static int gfx_v9_0_gc941_init(struct kunit *test)
+{
+	test->priv = (void *)spm_model_layout_gc941(test, false);
+	return 0;
+}
+
 static struct kunit_case gfx_v9_4_3_cases[] = {
 	KUNIT_CASE(spm_hw_acquire_programs),
 	KUNIT_CASE(spm_hw_start_programs),
@@ -1304,6 +1311,21 @@ static struct kunit_case gfx_v9_0_cases[] = {
 	{}
 };
 
+/* What differs on MI100 is only the GC version and gfxhub's retry setting */
+static struct kunit_case gfx_v9_0_gc941_cases[] = {
+	KUNIT_CASE(spm_hw_acquire_programs),
+	KUNIT_CASE(spm_hw_start_programs),
+	KUNIT_CASE_PARAM(spm_hw_release_gives_back, spm_model_reading_gen),
+	KUNIT_CASE_PARAM_ATTR(spm_hw_stream_1, spm_model_reading_gen,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE(spm_hw_reset_reprograms),
+	KUNIT_CASE(spm_hw_resume_parks_vmid),
+	KUNIT_CASE(spm_hw_vmid_gate),
+	KUNIT_CASE(spm_hw_tamper_stops),
+	KUNIT_CASE_PARAM(spm_hw_ring_mode_3_writes_after_drain, spm_model_reading_gen),
+	{}
+};
+
 static struct kunit_suite gfx_v9_4_3_suite = {
 	.name = "amdgpu_spm_gfx_v9_4_3",
 	.init = gfx_v9_4_3_init,
@@ -1316,4 +1338,10 @@ static struct kunit_suite gfx_v9_0_suite = {
 	.test_cases = gfx_v9_0_cases,
 };
 
-kunit_test_suites(&gfx_v9_4_3_suite, &gfx_v9_0_suite);
+static struct kunit_suite gfx_v9_0_gc941_suite = {
+	.name = "amdgpu_spm_gfx_v9_0_gc941",
+	.init = gfx_v9_0_gc941_init,
+	.test_cases = gfx_v9_0_gc941_cases,
+};
+
+kunit_test_suites(&gfx_v9_4_3_suite, &gfx_v9_0_suite, &gfx_v9_0_gc941_suite);

@@ -7,6 +7,8 @@
  * with), and the reset values of gc_9_0_default.h.
  */
 
+#include <kunit/test.h>
+
 #include "amdgpu.h"
 #include "gfx_v9_0.h"
 #include "gc/gc_9_0_offset.h"
@@ -81,3 +83,28 @@ const struct spm_model_layout spm_layout_gfx_v9_0 = {
 	.vm_retry_reset = true,
 	.num_xcc = 1,
 };
+
+/**
+ * spm_model_layout_gc941 - the layout as on MI100 (GC 9.4.1)
+ * @test: the test that owns the copy
+ * @retry: what gfxhub leaves in the contexts: retry faults on or off
+ *
+ * The same registers (gfx_v9_0.c, gfxhub_v1_0.c). There
+ * gfxhub_v1_0_setup_vmid_config() enables retry faults only with
+ * amdgpu.noretry=0; amdgpu_gmc_noretry_set() defaults it to 1 on GC 9.4.1.
+ *
+ * Return: a copy of &spm_layout_gfx_v9_0 for GC 9.4.1.
+ */
+const struct spm_model_layout *spm_model_layout_gc941(struct kunit *test,
+						      bool retry)
+{
+	struct spm_model_layout *l;
+
+	l = kunit_kmalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	*l = spm_layout_gfx_v9_0;
+	l->name = retry ? "gfx_v9_0 GC 9.4.1, noretry=0" : "gfx_v9_0 GC 9.4.1";
+	l->ip_version = IP_VERSION(9, 4, 1);
+	l->vm_retry_reset = retry;
+	return l;
+}

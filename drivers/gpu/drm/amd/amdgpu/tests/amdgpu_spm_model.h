@@ -305,6 +305,8 @@ struct spm_model {
 
 extern const struct spm_model_layout spm_layout_gfx_v9_4_3;
 extern const struct spm_model_layout spm_layout_gfx_v9_0;
+const struct spm_model_layout *spm_model_layout_gc941(struct kunit *test,
+						      bool retry);
 
 struct spm_model *spm_model_create(struct kunit *test,
 				   const struct spm_model_layout *l,

@@ -36,10 +36,17 @@ struct vmid_part {
 	const struct spm_model_layout *l;
 	unsigned int nxcc;
 	const char *name;
+	/* as on GC 9.4.1 instead: 1 without retry faults, 2 with */
+	int gc941;
 };
 
-/* GC 9.4.2 (MI200) through gfx_v9_0.c; GC 9.4.3 (MI300) in its XCC counts */
+/*
+ * GC 9.4.1 (MI100, both settings of amdgpu.noretry) and 9.4.2 (MI200)
+ * through gfx_v9_0.c; GC 9.4.3 (MI300) in its XCC counts
+ */
 static const struct vmid_part vmid_parts[] = {
+	{ &spm_layout_gfx_v9_0, 1, "gfx_v9_0 GC 9.4.1 1 XCC", 1 },
+	{ &spm_layout_gfx_v9_0, 1, "gfx_v9_0 GC 9.4.1 noretry=0 1 XCC", 2 },
 	{ &spm_layout_gfx_v9_0, 1, "gfx_v9_0 1 XCC" },
 	{ &spm_layout_gfx_v9_4_3, 1, "gfx_v9_4_3 1 XCC" },
 	{ &spm_layout_gfx_v9_4_3, 2, "gfx_v9_4_3 2 XCC" },
@@ -61,7 +68,12 @@ static const struct vmid_part *part(struct kunit *test)
 
 static struct spm_env *vmid_env(struct kunit *test)
 {
-	return spm_env_create(test, part(test)->l, part(test)->nxcc, SZ_64K);
+	const struct vmid_part *p = part(test);
+	const struct spm_model_layout *l = p->l;
+
+	if (p->gc941)
+		l = spm_model_layout_gc941(test, p->gc941 == 2);
+	return spm_env_create(test, l, p->nxcc, SZ_64K);
 }
 
 static u32 reg(struct spm_env *e, u32 xcc, enum spm_model_reg r)
