@@ -81,8 +81,11 @@
  * Whether a command stream can also write RLC_SPM_MC_CNTL is not public;
  * the kernel writes it (amdgpu_vm_flush() through update_spm_vmid). If a
  * stream can, it selects another VMID, whose VM is all the RLC can reach
- * then; the manager's read-back of the ring registers and SPM_VMID sees
- * that within 10 ms and ends the acquisition's streaming with -EIO.
+ * then; the manager's read-back of the ring registers and SPM_VMID, on a
+ * worker pass at most every 10 ms (every amdgpu.spm_backstop_ms while
+ * nothing streams), sees that and ends the acquisition's streaming with
+ * -EIO. A write that faults goes, with the fault defaults gfxhub sets, to
+ * the device's dummy page (VM_L2_PROTECTION_FAULT_DEFAULT_ADDR).
  */
 
 #include <linux/io.h>
