@@ -85,7 +85,12 @@ static void app_malloc(struct kunit *test, struct rdma_fake *f,
 		b->cpu_mapped = true;
 	}
 	if (f->real)
-		/* CPU-visible VRAM, where the real pin wants it */
+		/*
+		 * CPU-visible VRAM, where the real pin wants it: KFD's VRAM
+		 * BOs are NO_CPU_ACCESS unless public (amdgpu_amdkfd_gpuvm.c),
+		 * and on a GPU the first pin moves them into the BAR, which
+		 * the fake GPU, without a copy engine, cannot do
+		 */
 		b->bo = rdma_fake_real_bo(f, size, AMDGPU_GEM_DOMAIN_VRAM,
 					  AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED);
 	else
@@ -950,10 +955,17 @@ static void hfi1_evict_and_retry_on(struct kunit *test, bool real)
 		app_malloc(test, f, &buf[i],
 			   c->version == HFI1_CURRENT ? 0 : HFI1_VA + i * SZ_1G,
 			   SZ_2M, 1, c->version == HFI1_CURRENT);
-	/* The GPU's quota: two whole buffers. */
-	amdgpu_rdma_test_dev(f->adev)->limit = 2 * SZ_2M;
+	/*
+	 * The GPU's quota: two whole buffers. On the real backend three, and
+	 * another process takes the rest while the third get pins: its real
+	 * pin is unpinned once the get's locks are dropped, then hfi1 evicts
+	 * and retries.
+	 */
+	amdgpu_rdma_test_dev(f->adev)->limit = (real ? 3 : 2) * SZ_2M;
 
 	for (i = 0; i < 3; i++) {
+		if (real && i == 2)
+			f->pin_takes_quota = true;
 		sdma_init(tx);
 		/* The whole buffer, as one node. */
 		KUNIT_ASSERT_EQ(test, hfi1_send(t, tx, buf[i].va, SZ_2M), 0);
@@ -963,14 +975,18 @@ static void hfi1_evict_and_retry_on(struct kunit *test, bool real)
 	}
 	/* The third get failed with -ENOSPC once, then evicted one. */
 	KUNIT_EXPECT_EQ(test, t->external_evictions, 1UL);
-	/* The get over the quota pinned nothing: one pin per buffer */
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->pins), 3);
+	/*
+	 * The get over the quota pinned nothing: one pin per buffer; on the
+	 * real backend the third buffer's first pin was undone
+	 */
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->pins), real ? 4 : 3);
 	hfi1_quiesce(t, 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->puts), 1);
 	amdkfd_rdma_synchronize();
 	KUNIT_EXPECT_EQ(test, atomic_read(&buf[0].bo->pinned), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&buf[2].bo->pinned), 1);
 	if (real) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&f->unpins), 2);
 		KUNIT_EXPECT_EQ(test, buf[0].bo->bo.tbo.pin_count, 0);
 		KUNIT_EXPECT_EQ(test, buf[2].bo->bo.tbo.pin_count, 1);
 	}

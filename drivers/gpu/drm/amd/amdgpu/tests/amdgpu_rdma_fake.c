@@ -139,6 +139,14 @@ static int rdma_fake_real_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 		f->pin_takes_quota = false;
 		gpu->charged = gpu->limit;
 	}
+	if (f->pin_revokes) {
+		f->pin_revokes = false;
+		amdgpu_rdma_test_dev(f->adev)->dead = true;
+	}
+	if (f->pin_kills_owner) {
+		f->pin_kills_owner = false;
+		f->vm->rdma->dead = true;
+	}
 	atomic_inc(&f->pins);
 	atomic_inc(&bo->pinned);
 	return 0;
@@ -151,9 +159,10 @@ static void rdma_fake_real_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
 {
 	struct rdma_fake_bo *bo = container_of(obj, struct rdma_fake_bo, bo);
 
-	rdma_fake_current->saved_pin_ops->unpin(mgr, obj, dma_dev, dir, sgt);
+	/* First: the real unpin may drop the BO's last reference */
 	atomic_inc(&rdma_fake_current->unpins);
 	atomic_dec(&bo->pinned);
+	rdma_fake_current->saved_pin_ops->unpin(mgr, obj, dma_dev, dir, sgt);
 }
 
 static const struct amdgpu_peer_pin_ops rdma_fake_real_pin_ops = {
@@ -212,7 +221,7 @@ static void rdma_fake_release(void *data)
 	 */
 	if (!f->vm_done) {
 		for (i = 0; i < f->nbos; i++)
-			if (f->bos[i]->bo_va)
+			if (f->bos[i] && f->bos[i]->bo_va)
 				rdma_fake_bo_del(f, f->bos[i]);
 		if (f->prt_va) {
 			rdma_fake_lock(f, NULL);
@@ -222,7 +231,7 @@ static void rdma_fake_release(void *data)
 		rdma_fake_vm_fini(f);
 	} else {
 		for (i = 0; i < f->nbos; i++)
-			if (f->bos[i]->bo_va)
+			if (f->bos[i] && f->bos[i]->bo_va)
 				rdma_fake_bo_va_free(f, &f->bos[i]->bo, f->bos[i]->bo_va);
 		if (f->prt_va)
 			rdma_fake_bo_va_free(f, NULL, f->prt_va);
@@ -234,7 +243,8 @@ static void rdma_fake_release(void *data)
 			atomic_read(&f->unpins),
 			0);
 	for (i = 0; i < f->nbos; i++)
-		KUNIT_EXPECT_EQ(f->test, atomic_read(&f->bos[i]->pinned), 0);
+		if (f->bos[i])
+			KUNIT_EXPECT_EQ(f->test, atomic_read(&f->bos[i]->pinned), 0);
 	mgr->ops = f->saved_pin_ops;
 	mgr->no_backstop = false;
 	mgr->max_tombstones = f->saved_max_tombstones;
@@ -244,8 +254,12 @@ static void rdma_fake_release(void *data)
 	mutex_destroy(&f->p->mutex);
 	idr_destroy(&f->pdd->alloc_idr);
 	for (i = 0; i < f->nbos; i++) {
-		struct amdgpu_bo *bo = &f->bos[i]->bo;
+		struct amdgpu_bo *bo;
 
+		/* Dropped by the test (rdma_fake_real_bo_drop()) */
+		if (!f->bos[i])
+			continue;
+		bo = &f->bos[i]->bo;
 		if (f->bos[i]->real) {
 			KUNIT_EXPECT_EQ(f->test, bo->tbo.pin_count, 0);
 			/* The last reference: TTM frees it, and its memory */
@@ -285,6 +299,24 @@ static void rdma_fake_ttm_fini(void *data)
 }
 
 /*
+ * @dev sees RAM at @bus + its physical address: what dma_direct_set_offset()
+ * sets up (not exported; the device core frees the map with the device)
+ */
+static void rdma_fake_bus_offset(struct kunit *test, struct device *dev,
+				 u64 bus)
+{
+	struct bus_dma_region *map;
+
+	KUNIT_ASSERT_NULL(test, dev->dma_range_map);
+	map = kcalloc(2, sizeof(*map), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, map);
+	map[0].cpu_start = 0;
+	map[0].dma_start = bus;
+	map[0].size = RDMA_FAKE_RAM_SPAN;
+	dev->dma_range_map = map;
+}
+
+/*
  * What amdgpu_ttm_init() sets up that BOs of the GTT and VRAM domains use,
  * without a GART table (the BOs' GTT resources get no GART address, as
  * user BOs do until something needs one) and without VRAM behind the BAR.
@@ -302,6 +334,8 @@ static void rdma_fake_ttm_init(struct rdma_fake *f)
 		KUNIT_ASSERT_EQ(test, dma_set_mask_and_coherent(devs[i],
 								DMA_BIT_MASK(64)),
 				0);
+	rdma_fake_bus_offset(test, f->nic, RDMA_FAKE_NIC_BUS);
+	rdma_fake_bus_offset(test, f->nic2, RDMA_FAKE_NIC2_BUS);
 	adev->gmc.gart_size = RDMA_FAKE_GART_SIZE;
 	adev->gmc.mc_vram_size = RDMA_FAKE_VRAM_SIZE;
 	adev->gmc.real_vram_size = RDMA_FAKE_VRAM_SIZE;
@@ -509,8 +543,9 @@ struct rdma_fake_bo *rdma_fake_real_bo(struct rdma_fake *f, u64 size,
 	return bo;
 }
 
-/* The DMA address of byte @offset of a real BO, for any DMA device */
-static u64 rdma_fake_real_dma(const struct rdma_fake_bo *bo, u64 offset)
+/* The address at which @dev (one of the fake's NICs) sees a real BO */
+static u64 rdma_fake_real_dma(const struct rdma_fake_bo *bo, u64 offset,
+			      const struct device *dev)
 {
 	struct ttm_resource *res = bo->bo.tbo.resource;
 	struct amdgpu_device *adev = amdgpu_ttm_adev(bo->bo.tbo.bdev);
@@ -519,13 +554,34 @@ static u64 rdma_fake_real_dma(const struct rdma_fake_bo *bo, u64 offset)
 	if (res->mem_type == TTM_PL_TT) {
 		struct page *page = bo->bo.tbo.ttm->pages[offset >> PAGE_SHIFT];
 
-		/* dma-direct: the page's bus address */
-		return phys_to_dma(adev->dev, page_to_phys(page)) +
-		       offset_in_page(offset);
+		/* The page, at the bus offset of that NIC */
+		return page_to_phys(page) + offset_in_page(offset) +
+		       (dev == rdma_fake_current->nic2 ? RDMA_FAKE_NIC2_BUS :
+			RDMA_FAKE_NIC_BUS);
 	}
 	/* VRAM: the BAR, at the offset that the manager gave the byte */
 	amdgpu_res_first(res, offset, 1, &cur);
 	return adev->gmc.aper_base + cur.start;
+}
+
+/**
+ * rdma_fake_real_bo_drop - the test's own reference on a real BO goes
+ * @f: the fake
+ * @bo: a BO from rdma_fake_real_bo(), unmapped and deleted from the VM
+ *
+ * As when the process frees the BO: what keeps it then is the peer's pin.
+ */
+void rdma_fake_real_bo_drop(struct rdma_fake *f, struct rdma_fake_bo *bo)
+{
+	struct amdgpu_bo *abo = &bo->bo;
+	unsigned int i;
+
+	KUNIT_ASSERT_TRUE(f->test, bo->real);
+	KUNIT_ASSERT_NULL(f->test, bo->bo_va);
+	for (i = 0; i < f->nbos; i++)
+		if (f->bos[i] == bo)
+			f->bos[i] = NULL;
+	amdgpu_bo_unref(&abo);
 }
 
 /* Reserve the VM root (and @bo, if any), as the mapping paths do. */
@@ -611,9 +667,16 @@ void rdma_fake_vm_fini(struct rdma_fake *f)
 u64 rdma_fake_dma(const struct rdma_fake_bo *bo, u64 offset)
 {
 	if (bo->real)
-		return rdma_fake_real_dma(bo, offset);
+		return rdma_fake_real_dma(bo, offset, rdma_fake_current->nic);
 	return bo->dma_base + (offset / bo->seg) * (bo->seg + bo->gap) +
 	       offset % bo->seg;
+}
+
+/* The DMA address at which @dev, a NIC of a real fake, sees @bo's byte */
+u64 rdma_fake_dma_dev(const struct rdma_fake_bo *bo, u64 offset,
+		      const struct device *dev)
+{
+	return rdma_fake_real_dma(bo, offset, dev);
 }
 
 /* get_pages() for the fake NIC, in the calling thread's process. */

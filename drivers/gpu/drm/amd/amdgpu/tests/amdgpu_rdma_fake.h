@@ -41,18 +41,22 @@ struct kunit;
  * reservations. The test only counts the pins around it and can take the
  * quota while it pins. What is faked there is the memory the GPU has: GTT
  * pages are system pages that the kernel's DMA API (dma-direct, no IOMMU in
- * the test machine) maps for the fake NIC, and VRAM is a range of the
- * manager with a BAR at %RDMA_FAKE_APER_BASE that no RAM backs.
+ * the test machine) maps for the fake NICs, each of which sees RAM at a
+ * bus offset of its own, and VRAM is a range of the manager with a BAR at
+ * %RDMA_FAKE_APER_BASE that no RAM backs.
  *
  * The fake backend stays where a case needs what one fake GPU cannot
- * give: DMA tables of several segments with gaps between them, a second
- * DMA device seen at other addresses, a pin that fails with a chosen
- * error, and the BOs of fields that amdgpu_bo_create() does not set
+ * give: DMA tables of chosen segments with gaps between them, a pin that
+ * fails with a chosen error, and the BOs of fields that amdgpu_bo_create()
+ * does not set
  * (kernel, SG, imported, doorbell BOs for the rejections). The paths of
  * a first and of a repeated get that involve the pin run on the real
  * backend too (amdgpu_peer_rdma_real_backend, and hfi1's evict and retry):
- * the quota before and during the pin, the pin's own failures, a device
- * that went away.
+ * the quota before and during the pin, the GPU revoked and the VM's owner
+ * dying during the pin, the pin's own failures, a device that went away.
+ * Not there: a failed allocation after the pin (-ENOMEM), a range outside
+ * the pin's table (-EFAULT), a DMA mapping that fails inside the pin, and
+ * a repeated get whose pin loses its last user to a concurrent put.
  */
 
 /* The NIC sees the fake BOs' memory at DMA addresses from here on. */
@@ -69,6 +73,15 @@ struct kunit;
 #define RDMA_FAKE_VISIBLE_VRAM	SZ_32M
 /* where the BAR of its VRAM is: above any RAM of the test machine */
 #define RDMA_FAKE_APER_BASE	BIT_ULL(45)
+/*
+ * The real backend's NICs see RAM at these bus addresses (dma-direct with
+ * a bus offset): a table mapped for the wrong device, or not through the
+ * DMA API, has other addresses. VRAM is reached through the BAR, which
+ * dma_map_resource() does not translate.
+ */
+#define RDMA_FAKE_NIC_BUS	BIT_ULL(46)
+#define RDMA_FAKE_NIC2_BUS	BIT_ULL(47)
+#define RDMA_FAKE_RAM_SPAN	BIT_ULL(44)
 
 struct rdma_fake_bo {
 	struct amdgpu_bo bo;
@@ -113,6 +126,13 @@ struct rdma_fake {
 	 * process's registrations on the same GPU may while this one pins
 	 */
 	bool pin_takes_quota;
+	/*
+	 * the next real pin: the GPU is revoked, or the VM's owner dies,
+	 * while it pins (as amdgpu_peer_dev_revoke() or the VM teardown
+	 * would mark them on another thread)
+	 */
+	bool pin_revokes;
+	bool pin_kills_owner;
 	/* direction of the last pin */
 	enum dma_data_direction last_dir;
 	atomic_t pins;
@@ -140,6 +160,9 @@ int rdma_fake_unmap(struct rdma_fake *f, struct rdma_fake_bo *bo, u64 va);
 void rdma_fake_bo_del(struct rdma_fake *f, struct rdma_fake_bo *bo);
 void rdma_fake_vm_fini(struct rdma_fake *f);
 u64 rdma_fake_dma(const struct rdma_fake_bo *bo, u64 offset);
+u64 rdma_fake_dma_dev(const struct rdma_fake_bo *bo, u64 offset,
+		      const struct device *dev);
+void rdma_fake_real_bo_drop(struct rdma_fake *f, struct rdma_fake_bo *bo);
 int rdma_fake_get(struct rdma_fake *f, u64 va, u64 len,
 		  void (*cb)(void *priv), void *priv,
 		  struct amd_p2p_info **info);

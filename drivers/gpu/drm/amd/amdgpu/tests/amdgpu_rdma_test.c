@@ -683,7 +683,14 @@ static void rdma_bench_repeat_get(struct kunit *test)
 /* ---- the real pin backend: real BOs through TTM ---- */
 
 #define REAL_VA		(8ULL << 30)
-#define REAL_BO_SIZE	SZ_2M
+/*
+ * Two chunks of memory: a 2 MiB one and a 64 KiB one (ttm_pool allocates
+ * by order, the VRAM manager's buddy allocator by block), so that a range
+ * across REAL_SPLIT is a table of two entries in VRAM (one per block),
+ * and in GTT unless the two happen to be adjacent
+ */
+#define REAL_SPLIT	SZ_2M
+#define REAL_BO_SIZE	(SZ_2M + SZ_64K)
 
 struct rdma_real_case {
 	const char *name;
@@ -728,10 +735,10 @@ static struct rdma_get_ctx *rdma_real_ctx(struct kunit *test)
  * What the NIC would DMA: every page of the table is the BO's page at
  * that offset (its system page for GTT, its place behind the BAR for VRAM).
  */
-static void rdma_real_expect_table(struct kunit *test,
-				   const struct amd_p2p_info *info,
-				   const struct rdma_fake_bo *bo, u64 off,
-				   u64 len)
+static void rdma_real_expect_table_dev(struct kunit *test,
+				       const struct amd_p2p_info *info,
+				       const struct rdma_fake_bo *bo, u64 off,
+				       u64 len, const struct device *dev)
 {
 	struct scatterlist *sg;
 	u64 at;
@@ -743,9 +750,19 @@ static void rdma_real_expect_table(struct kunit *test,
 		for (at = off; at < off + sg_dma_len(sg);
 		     at = ALIGN_DOWN(at, PAGE_SIZE) + PAGE_SIZE)
 			KUNIT_EXPECT_EQ(test, sg_dma_address(sg) + (at - off),
-					rdma_fake_dma(bo, at));
+					rdma_fake_dma_dev(bo, at, dev));
 		off += sg_dma_len(sg);
 	}
+}
+
+static void rdma_real_expect_table(struct kunit *test,
+				   const struct amd_p2p_info *info,
+				   const struct rdma_fake_bo *bo, u64 off,
+				   u64 len)
+{
+	struct rdma_get_ctx *ctx = test->priv;
+
+	rdma_real_expect_table_dev(test, info, bo, off, len, ctx->f->nic);
 }
 
 /*
@@ -760,11 +777,15 @@ static void rdma_real_backend_get_put(struct kunit *test)
 	const struct amd_rdma_interface *ops = ctx->f->ops;
 	struct amdgpu_bo *bo = &ctx->bo->bo;
 	struct device *gpu = ctx->f->adev->dev;
-	struct amd_p2p_info *a, *b;
+	struct amd_p2p_info *a, *b, *x, *d;
 	u64 off = SZ_64K + 0x100, len = 3 * SZ_4K + 0x80;
+	u64 xoff = REAL_SPLIT - SZ_4K - 0x40, xlen = 2 * SZ_4K;
+	int r;
 
 	KUNIT_ASSERT_EQ(test, rdma_get(test, REAL_VA + off, len, &a), 0);
+	KUNIT_EXPECT_EQ(test, ctx->f->last_dir, DMA_BIDIRECTIONAL);
 	KUNIT_ASSERT_EQ(test, rdma_get(test, REAL_VA, REAL_BO_SIZE, &b), 0);
+	KUNIT_ASSERT_EQ(test, rdma_get(test, REAL_VA + xoff, xlen, &x), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 1);
 	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 1);
 	KUNIT_EXPECT_EQ(test, bo->tbo.resource->mem_type,
@@ -773,14 +794,142 @@ static void rdma_real_backend_get_put(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&gpu->power.usage_count), 1);
 	rdma_real_expect_table(test, a, ctx->bo, off, len);
 	rdma_real_expect_table(test, b, ctx->bo, 0, REAL_BO_SIZE);
+	rdma_real_expect_table(test, x, ctx->bo, xoff, xlen);
+	/* One entry per DMA-contiguous run: two unless the chunks touch */
+	KUNIT_EXPECT_EQ(test, x->pages->nents,
+			rdma_fake_dma(ctx->bo, REAL_SPLIT) ==
+			rdma_fake_dma(ctx->bo, REAL_SPLIT - 1) + 1 ? 1U : 2U);
+	/* Another NIC: a pin of its own, mapped for it */
+	r = ctx->f->ops->get_pages(REAL_VA + off, len, task_pid(current),
+				   ctx->f->nic2, &d, NULL, NULL);
+	KUNIT_ASSERT_EQ(test, r, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 2);
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 2);
+	rdma_real_expect_table_dev(test, d, ctx->bo, off, len, ctx->f->nic2);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&d), 0);
 	KUNIT_EXPECT_EQ(test, ops->put_pages(&a), 0);
+	KUNIT_EXPECT_EQ(test, ops->put_pages(&x), 0);
+	amdkfd_rdma_synchronize();
 	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 1);
 	KUNIT_EXPECT_EQ(test, ops->put_pages(&b), 0);
 	amdkfd_rdma_synchronize();
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), 2);
 	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&gpu->power.usage_count), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks), 0);
+}
+
+/* A read-only GPU mapping: the NIC may only read, through its own pin */
+static void rdma_real_backend_read_only(struct kunit *test)
+{
+	const struct rdma_real_case *c = test->param_value;
+	struct rdma_get_ctx *ctx = rdma_real_ctx(test);
+	struct rdma_fake_bo *ro;
+	struct amd_p2p_info *a;
+
+	ro = rdma_fake_real_bo(ctx->f, SZ_64K, c->domain,
+			       c->domain == AMDGPU_GEM_DOMAIN_VRAM ?
+			       AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED : 0);
+	rdma_fake_map(ctx->f, ro, 2 * REAL_VA, 0, SZ_64K, AMDGPU_PTE_READABLE);
+	KUNIT_ASSERT_EQ(test, rdma_get(test, 2 * REAL_VA + SZ_4K, SZ_8K, &a), 0);
+	KUNIT_EXPECT_EQ(test, ctx->f->last_dir, DMA_TO_DEVICE);
+	rdma_real_expect_table(test, a, ro, SZ_4K, SZ_8K);
+	KUNIT_EXPECT_EQ(test, ro->bo.tbo.pin_count, 1);
+	KUNIT_EXPECT_EQ(test, ctx->f->ops->put_pages(&a), 0);
+	amdkfd_rdma_synchronize();
+	KUNIT_EXPECT_EQ(test, ro->bo.tbo.pin_count, 0);
+}
+
+/*
+ * The GPU is revoked, or the VM's owner dies, while the first get pins:
+ * the get fails (-ENODEV, -ESRCH) and the real unpin runs once the get's
+ * locks are dropped, before get_pages() returns.
+ */
+static void rdma_real_backend_lost_while_pinning(struct kunit *test)
+{
+	struct rdma_get_ctx *ctx = rdma_real_ctx(test);
+	struct amdgpu_peer_dev *gpu = amdgpu_rdma_test_dev(ctx->f->adev);
+	struct amd_p2p_info *a, *poison = ERR_PTR(-EBADF);
+	struct amdgpu_bo *bo = &ctx->bo->bo;
+
+	/* Creates the VM's owner, which the second half kills */
+	KUNIT_ASSERT_EQ(test, rdma_get(test, REAL_VA, SZ_4K, &a), 0);
+	KUNIT_EXPECT_EQ(test, ctx->f->ops->put_pages(&a), 0);
+	amdkfd_rdma_synchronize();
+	KUNIT_ASSERT_EQ(test, bo->tbo.pin_count, 0);
+
+	ctx->f->pin_kills_owner = true;
+	a = poison;
+	KUNIT_EXPECT_EQ(test, rdma_get(test, REAL_VA, SZ_4K, &a), -ESRCH);
+	KUNIT_EXPECT_PTR_EQ(test, a, poison);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), 2);
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 0);
+	KUNIT_EXPECT_EQ(test, gpu->busy, 0U);
+
+	/* A revocation waits for the pins in progress (busy) */
+	ctx->f->vm->rdma->dead = false;
+	ctx->f->pin_revokes = true;
+	KUNIT_EXPECT_EQ(test, rdma_get(test, REAL_VA, SZ_4K, &a), -ENODEV);
+	KUNIT_EXPECT_PTR_EQ(test, a, poison);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), 3);
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 0);
+	KUNIT_EXPECT_EQ(test, gpu->busy, 0U);
+}
+
+/*
+ * hipFree() while a NIC still holds registrations. One with a free
+ * callback: the callback runs at the unmap and the pin goes with it, so
+ * the BO's memory is freed with the BO, before the client's late put. A
+ * persistent one (NULL callback): the BO lives on, pinned, until the put,
+ * whose real unpin drops its last reference and frees its memory.
+ */
+static void rdma_real_backend_free_while_registered(struct kunit *test)
+{
+	struct rdma_get_ctx *ctx = rdma_real_ctx(test);
+	const struct rdma_real_case *c = test->param_value;
+	struct ttm_resource_manager *man;
+	struct rdma_fake_bo *bo2;
+	struct amd_p2p_info *a, *p;
+	u64 used;
+	int pinned, r;
+
+	man = ttm_manager_type(&ctx->f->adev->mman.bdev,
+			       c->domain == AMDGPU_GEM_DOMAIN_VRAM ?
+			       TTM_PL_VRAM : TTM_PL_TT);
+	used = ttm_resource_manager_usage(man);
+	KUNIT_ASSERT_GE(test, used, (u64)REAL_BO_SIZE);
+	KUNIT_ASSERT_EQ(test, rdma_get(test, REAL_VA, SZ_4K, &a), 0);
+	KUNIT_ASSERT_EQ(test, rdma_fake_unmap(ctx->f, ctx->bo, REAL_VA), 0);
+	amdgpu_rdma_process_flush(ctx->f->p);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->callbacks), 1);
+	amdkfd_rdma_synchronize();
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), 1);
+	rdma_fake_bo_del(ctx->f, ctx->bo);
+	rdma_fake_real_bo_drop(ctx->f, ctx->bo);
+	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(man), used - REAL_BO_SIZE);
+	KUNIT_EXPECT_EQ(test, ctx->f->ops->put_pages(&a), 0);
+
+	bo2 = rdma_fake_real_bo(ctx->f, REAL_BO_SIZE, c->domain,
+				c->domain == AMDGPU_GEM_DOMAIN_VRAM ?
+				AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED : 0);
+	rdma_fake_map(ctx->f, bo2, REAL_VA, 0, REAL_BO_SIZE, RDMA_FAKE_RW);
+	r = ctx->f->ops->get_pages(REAL_VA, SZ_4K, task_pid(current),
+				   ctx->f->nic, &p, NULL, NULL);
+	KUNIT_ASSERT_EQ(test, r, 0);
+	KUNIT_ASSERT_EQ(test, rdma_fake_unmap(ctx->f, bo2, REAL_VA), 0);
+	amdgpu_rdma_process_flush(ctx->f->p);
+	rdma_fake_bo_del(ctx->f, bo2);
+	pinned = atomic_read(&bo2->pinned);
+	rdma_fake_real_bo_drop(ctx->f, bo2);
+	/* Still there: the persistent pin holds it */
+	KUNIT_EXPECT_EQ(test, pinned, 1);
+	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(man), used);
+	KUNIT_EXPECT_EQ(test, ctx->f->ops->put_pages(&p), 0);
+	amdkfd_rdma_synchronize();
+	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(man), used - REAL_BO_SIZE);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), 2);
 }
 
 /*
@@ -861,6 +1010,7 @@ static void rdma_real_backend_pin_fails(struct kunit *test)
 	struct rdma_fake_bo *hi;
 	struct amdgpu_bo *bo;
 	atomic_t cbs = ATOMIC_INIT(0);
+	int r;
 
 	/* No CPU access: the top of VRAM, past the visible part */
 	hi = rdma_fake_real_bo(f, REAL_BO_SIZE, AMDGPU_GEM_DOMAIN_VRAM,
@@ -874,24 +1024,27 @@ static void rdma_real_backend_pin_fails(struct kunit *test)
 			-ENODEV);
 	KUNIT_EXPECT_PTR_EQ(test, a, poison);
 	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 0);
-	KUNIT_EXPECT_EQ(test, bo->tbo.resource->mem_type, TTM_PL_VRAM);
 
-	/* Pinned where it is by another user (NO_CPU_ACCESS: it stays) */
+	/*
+	 * Pinned where it is by another user (NO_CPU_ACCESS: it stays; the
+	 * failed pin left CPU_ACCESS_REQUIRED set, as amdgpu_bo_pin() leaves
+	 * it set after every pin)
+	 */
 	bo->flags &= ~AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED;
 	KUNIT_ASSERT_EQ(test, amdgpu_bo_reserve(bo, false), 0);
-	KUNIT_ASSERT_EQ(test, amdgpu_bo_pin(bo, AMDGPU_GEM_DOMAIN_VRAM), 0);
+	r = amdgpu_bo_pin(bo, AMDGPU_GEM_DOMAIN_VRAM);
 	amdgpu_bo_unreserve(bo);
+	KUNIT_ASSERT_EQ(test, r, 0);
 	KUNIT_EXPECT_EQ(test, rdma_fake_get(f, REAL_VA, SZ_4K, rdma_free_cb, &cbs, &a),
 			-EREMOTEIO);
 	KUNIT_EXPECT_PTR_EQ(test, a, poison);
+	/* Its own pin undone: the other user's is left */
 	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->pins), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->unpins), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->adev->dev->power.usage_count), 0);
-	KUNIT_ASSERT_EQ(test, amdgpu_bo_reserve(bo, false), 0);
-	amdgpu_bo_unpin(bo);
-	amdgpu_bo_unreserve(bo);
-	KUNIT_EXPECT_EQ(test, atomic_read(&cbs), 0);
+	if (!amdgpu_bo_reserve(bo, false)) {
+		amdgpu_bo_unpin(bo);
+		amdgpu_bo_unreserve(bo);
+	}
 }
 
 /*
@@ -923,6 +1076,9 @@ static struct kunit_case rdma_real_cases_list[] = {
 	KUNIT_CASE_PARAM(rdma_real_backend_quota, rdma_real_gen_params),
 	KUNIT_CASE_PARAM(rdma_real_backend_quota_race_unpins_unlocked,
 			 rdma_real_gen_params),
+	KUNIT_CASE_PARAM(rdma_real_backend_read_only, rdma_real_gen_params),
+	KUNIT_CASE_PARAM(rdma_real_backend_lost_while_pinning, rdma_real_gen_params),
+	KUNIT_CASE_PARAM(rdma_real_backend_free_while_registered, rdma_real_gen_params),
 	KUNIT_CASE(rdma_real_backend_pin_fails),
 	KUNIT_CASE_PARAM(rdma_real_backend_after_unplug, rdma_real_gen_params),
 	{}
