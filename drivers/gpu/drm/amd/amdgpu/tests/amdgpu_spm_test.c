@@ -892,6 +892,22 @@ struct waiter {
 	struct completion done;
 };
 
+/*
+ * Until the waiter @t sleeps interruptibly: of what its SET_DEST_BUF does,
+ * only the wait for data does (the locks it takes sleep uninterruptibly),
+ * so it is inside that wait then, whatever the host's load. A sleep
+ * before the signal or the close instead would let them come first on a
+ * slow host, and the case would pass without testing the wake-up.
+ */
+static void wait_waiter_sleeps(struct kunit *test, struct task_struct *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < 60000 && READ_ONCE(t->__state) != TASK_INTERRUPTIBLE; i++)
+		usleep_range(500, 1000);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(t->__state), TASK_INTERRUPTIBLE);
+}
+
 static int waiter_fn(void *data)
 {
 	struct waiter *w = data;
@@ -927,7 +943,9 @@ static void spm_timeout_signal_restart(struct kunit *test)
 	t = kthread_run(waiter_fn, &w, "spm-waiter");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	wait_for_completion(&w.started);
-	msleep(300);
+	wait_waiter_sleeps(test, t);
+	/* Some of the 2 s pass before the signal: the rest is written back */
+	msleep(20);
 	send_sig(SIGUSR1, t, 1);
 	wait_for_completion(&w.done);
 	kthread_stop(t);
@@ -1317,7 +1335,7 @@ static void spm_close_wakes_waiters(struct kunit *test)
 	t = kthread_run(release_waiter_fn, &w, "spm-waiter");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	wait_for_completion(&w.started);
-	msleep(100);
+	wait_waiter_sleeps(test, t);
 	t0 = jiffies;
 	amdgpu_spm_file_close(e->adev, e->a);
 	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - t0), 10000);
