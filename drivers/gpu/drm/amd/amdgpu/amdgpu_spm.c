@@ -1656,10 +1656,13 @@ void amdgpu_spm_fini(struct amdgpu_device *adev)
 			spm_release_locked(mgr);
 		mutex_unlock(&mgr->lock);
 	}
-	/* No acquisition is left, and none can be made: no worker runs */
+	/*
+	 * No acquisition is left, and none can be made: no worker runs. The
+	 * empty table stays until the gfx IP's sw_fini: the RLC still runs,
+	 * and its SPM VMID's context points at the table, until hw_fini.
+	 */
 	destroy_workqueue(adev->spm.wq);
 	adev->spm.wq = NULL;
-	amdgpu_spm_vmid_fini(adev);
 }
 
 /**

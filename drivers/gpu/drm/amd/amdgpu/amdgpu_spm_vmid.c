@@ -71,7 +71,7 @@
  *   graphics reservation SPM_VMID is never 0, the GART, never a KFD VMID
  *   and never another VM. Before the empty table exists (RLC init, at
  *   driver load before the first RLC resume), if it cannot be allocated,
- *   and after amdgpu_spm_vmid_fini() at unload, the park VMID is
+ *   and after amdgpu_spm_vmid_fini() at sw_fini, the park VMID is
  *   %AMDGPU_SPM_VMID_LEGACY_PARK, as without the manager.
  * - **Release** stops the RLC, parks each context on the empty table and
  *   flushes, and only then are the rings and the acquisition's table
@@ -275,7 +275,10 @@ void amdgpu_spm_vmid_park(struct amdgpu_device *adev, u32 xcc)
  * amdgpu_spm_vmid_fini - free the empty table
  * @adev: the device
  *
- * Called by amdgpu_spm_fini(), once no acquisition is left.
+ * Called from the gfx IP's sw_fini: by then hw_fini stopped the RLC and
+ * the GMC's hw_fini disabled the VM contexts (gfxhub's gart_disable), so
+ * no context points at the table any more. Earlier, at
+ * amdgpu_spm_fini(), the RLC still runs with its SPM VMID's context on it.
  */
 void amdgpu_spm_vmid_fini(struct amdgpu_device *adev)
 {

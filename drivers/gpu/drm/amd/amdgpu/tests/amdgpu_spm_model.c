@@ -1034,8 +1034,14 @@ static void spm_model_fini(void *data)
 {
 	struct spm_model *m = data;
 	unsigned int i;
+	bool parked = m->adev->spm.park.priv;
 
 	amdgpu_spm_fini(m->adev);
+	/* At unload the empty table stays: the RLC still runs on it */
+	KUNIT_EXPECT_EQ(m->test, !!m->adev->spm.park.priv, parked);
+	KUNIT_EXPECT_EQ(m->test, spm_model_live_pts(m), parked ? 1 : 0);
+	/* What the gfx IP's sw_fini does, after hw_fini */
+	amdgpu_spm_vmid_fini(m->adev);
 	/* The driver freed every page table it allocated, the empty one too */
 	KUNIT_EXPECT_EQ(m->test, spm_model_live_pts(m), 0);
 	for (i = 0; i < SPM_MODEL_MAX_RINGS; i++) {
