@@ -49,6 +49,12 @@ static u32 reg(struct spm_env *e, u32 xcc, enum spm_model_reg r)
 	return spm_model_read(e->m, xcc, r);
 }
 
+/* SPM_VMID of @xcc */
+static u32 vmid_of(struct spm_env *e, u32 xcc)
+{
+	return reg(e, xcc, SPM_R_MC_CNTL) & e->m->l->vmid_mask;
+}
+
 static u32 ring_mode(struct spm_env *e, u32 xcc)
 {
 	const struct spm_model_layout *l = e->m->l;
@@ -163,7 +169,7 @@ static void spm_hw_acquire_programs(struct kunit *test)
 		for (j = 0; j < i; j++)
 			KUNIT_EXPECT_NE(test, bases[i], bases[j]);
 		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_SIZE), SZ_64K);
-		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+		KUNIT_EXPECT_EQ(test, vmid_of(e, i),
 				SPM_MODEL_VMID);
 		KUNIT_EXPECT_NE(test, spm_state(e, i), SPM_MODEL_START_COUNTING);
 		/* The interrupt is left off: it comes with the stall erratum */
@@ -251,7 +257,7 @@ static void spm_hw_release_gives_back(struct kunit *test)
 		int vmid = spm_model_find_write(e->m, i, SPM_R_MC_CNTL, 0);
 		int base = spm_model_find_write(e->m, i, SPM_R_BASE_LO, 0);
 
-		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+		KUNIT_EXPECT_EQ(test, vmid_of(e, i),
 				SPM_MODEL_VMID);
 		KUNIT_EXPECT_EQ(test, ring_base(e, i), 0);
 		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_SIZE), 0);
@@ -583,7 +589,7 @@ static void wait_programmed(struct kunit *test, struct spm_env *e, unsigned int 
 	do {
 		for (i = 0; i < n; i++)
 			if (!ring_base(e, i) ||
-			    (reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask) !=
+			    (vmid_of(e, i)) !=
 			    SPM_MODEL_VMID)
 				break;
 		if (i == n)
@@ -706,7 +712,7 @@ static void spm_hw_rlc_resume_keeps_vmid(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, adev->gfx.rlc.funcs->resume(adev), 0);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_TRUE(test, vmid_writes_only(e, i, nlog, SPM_MODEL_VMID));
-		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+		KUNIT_EXPECT_EQ(test, vmid_of(e, i),
 				SPM_MODEL_VMID);
 	}
 	nlog = e->m->nlog;
@@ -721,7 +727,7 @@ static void spm_hw_rlc_resume_keeps_vmid(struct kunit *test)
 		spm_model_write(e->m, i, SPM_R_MC_CNTL, 7);
 	adev->gfx.rlc.funcs->update_spm_vmid(adev, NULL, 0xf);
 	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+		KUNIT_EXPECT_EQ(test, vmid_of(e, i),
 				SPM_MODEL_VMID);
 }
 
@@ -736,10 +742,10 @@ static void spm_hw_resume_parks_vmid(struct kunit *test)
 
 	spm_model_reset(e->m);
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask, 0);
+		KUNIT_ASSERT_EQ(test, vmid_of(e, i), 0);
 	KUNIT_ASSERT_EQ(test, e->adev->gfx.rlc.funcs->resume(e->adev), 0);
 	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+		KUNIT_EXPECT_EQ_MSG(test, vmid_of(e, i),
 				    SPM_MODEL_VMID, "xcc %u", i);
 		if (e->m->l->clk_mask)
 			KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_CLK_CNTL) & e->m->l->clk_mask,
@@ -857,7 +863,7 @@ static void spm_hw_release_after_reset(struct kunit *test)
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_GE(test,
 				spm_model_find_write(e->m, i, SPM_R_CP_PERFMON_CNTL, nlog), 0);
-		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+		KUNIT_EXPECT_EQ_MSG(test, vmid_of(e, i),
 				    SPM_MODEL_VMID, "xcc %u", i);
 		KUNIT_EXPECT_EQ(test, ring_base(e, i), 0);
 	}
@@ -936,7 +942,7 @@ static void spm_hw_release_unplugged(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 	drm->unplugged = false;
 	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_EQ(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+		KUNIT_EXPECT_EQ(test, vmid_of(e, i),
 				SPM_MODEL_VMID);
 		KUNIT_EXPECT_EQ(test, ring_base(e, i), 0);
 	}
@@ -974,7 +980,7 @@ static void spm_hw_tamper_programmed(struct kunit *test)
 	for (tries = 0; tries < 200 && ring_base(e, 0); tries++)
 		usleep_range(5000, 6000);
 	KUNIT_EXPECT_EQ(test, ring_base(e, 0), 0);
-	KUNIT_EXPECT_EQ(test, reg(e, 0, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+	KUNIT_EXPECT_EQ(test, vmid_of(e, 0),
 			SPM_MODEL_VMID);
 	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), -EIO);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
@@ -999,11 +1005,6 @@ static const struct amdgpu_ring_funcs compute_ring_funcs = {
 static const struct amdgpu_ring_funcs sdma_ring_funcs = {
 	.type = AMDGPU_RING_TYPE_SDMA,
 };
-
-static u32 vmid_of(struct spm_env *e, u32 xcc)
-{
-	return reg(e, xcc, SPM_R_MC_CNTL) & e->m->l->vmid_mask;
-}
 
 /*
  * amdgpu_vm_flush() calls update_spm_vmid for every job of the reserved
@@ -1053,7 +1054,7 @@ static void spm_hw_vmid_gate(struct kunit *test)
 	ring.xcc_id = 0;
 	adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, 9);
 	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+		KUNIT_EXPECT_EQ_MSG(test, vmid_of(e, i),
 				    SPM_MODEL_VMID, "idle, sdma ring, xcc %u", i);
 	/*
 	 * A kernel job's VMID is 0, the GART; after a reset its flush
@@ -1123,7 +1124,7 @@ static void spm_hw_vmid_gate(struct kunit *test)
 				i == owned ? SPM_MODEL_VMID : 7);
 	adev->gfx.rlc.funcs->update_spm_vmid(adev, &ring, 9);
 	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+		KUNIT_EXPECT_EQ_MSG(test, vmid_of(e, i),
 				    i == owned ? SPM_MODEL_VMID : 7,
 				    "sdma ring, xcc %u", i);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, p1, AMDGPU_SPM_OP_RELEASE), 0);
@@ -1152,7 +1153,7 @@ static void spm_hw_tamper_stops(struct kunit *test)
 	for (i = 0; i < 200 && ring_base(e, 0); i++)
 		usleep_range(5000, 6000);
 	KUNIT_EXPECT_EQ(test, ring_base(e, 0), 0);
-	KUNIT_EXPECT_EQ(test, reg(e, 0, SPM_R_MC_CNTL) & e->m->l->vmid_mask,
+	KUNIT_EXPECT_EQ(test, vmid_of(e, 0),
 			SPM_MODEL_VMID);
 	KUNIT_EXPECT_NE(test, spm_state(e, 0), SPM_MODEL_START_COUNTING);
 	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, buf, SZ_64K, 0, NULL), -EIO);

@@ -411,6 +411,23 @@ static void spm_vmid_release_fences(struct kunit *test)
 }
 
 /*
+ * After a stream changed what the driver programmed: the worker gives the
+ * partition's SPM back (XCC 0's ring base cleared too), the owner's next
+ * SET_DEST_BUF of @buf (@size bytes) fails with -EIO, and RELEASE works.
+ */
+static void expect_tamper_ends(struct kunit *test, struct spm_env *e,
+			       unsigned long buf, u32 size)
+{
+	int tries;
+
+	for (tries = 0; tries < 400 && ring_base(e, 0); tries++)
+		usleep_range(5000, 6000);
+	KUNIT_EXPECT_EQ(test, ring_base(e, 0), 0);
+	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, buf, size, 0, NULL), -EIO);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
  * A profiler's stream rewrites the ring base of one XCC while it streams,
  * to an address outside the rings: the RLC's writes fault and reach no
  * page of any ring, and the owner's next SET_DEST_BUF fails with -EIO.
@@ -423,7 +440,6 @@ static void spm_vmid_rewritten_base_faults(struct kunit *test)
 	/* Past the last ring a partition can have */
 	u64 outside = AMDGPU_SPM_VA_BASE + SZ_1G;
 	u64 emitted[AMDGPU_SPM_MAX_XCC];
-	int tries;
 
 	amdgpu_spm_backstop_ms = 5;
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
@@ -443,11 +459,7 @@ static void spm_vmid_rewritten_base_faults(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, e->m->x[j].stray, 0);
 		KUNIT_EXPECT_EQ(test, e->m->x[j].freed, 0);
 	}
-	for (tries = 0; tries < 400 && ring_base(e, 0); tries++)
-		usleep_range(5000, 6000);
-	KUNIT_EXPECT_EQ(test, ring_base(e, 0), 0);
-	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), -EIO);
-	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+	expect_tamper_ends(test, e, buf, n * SZ_64K);
 }
 
 /*
@@ -463,7 +475,6 @@ static void spm_vmid_rewritten_vmid0_is_stray(struct kunit *test)
 	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
 	u32 mask = e->m->l->vmid_mask;
 	struct spm_model_xcc *x = &e->m->x[i];
-	int tries;
 
 	amdgpu_spm_backstop_ms = 5;
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
@@ -475,11 +486,7 @@ static void spm_vmid_rewritten_vmid0_is_stray(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, x->stray, x->vmid0);
 	KUNIT_EXPECT_EQ(test, x->vmfaults, 0);
 	KUNIT_EXPECT_EQ(test, x->freed, 0);
-	for (tries = 0; tries < 400 && ring_base(e, 0); tries++)
-		usleep_range(5000, 6000);
-	KUNIT_EXPECT_EQ(test, ring_base(e, 0), 0);
-	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), -EIO);
-	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+	expect_tamper_ends(test, e, buf, n * SZ_64K);
 }
 
 /*
