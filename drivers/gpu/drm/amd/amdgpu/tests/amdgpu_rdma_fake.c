@@ -543,9 +543,16 @@ struct rdma_fake_bo *rdma_fake_real_bo(struct rdma_fake *f, u64 size,
 	return bo;
 }
 
-/* The address at which @dev (one of the fake's NICs) sees a real BO */
-static u64 rdma_fake_real_dma(const struct rdma_fake_bo *bo, u64 offset,
-			      const struct device *dev)
+/**
+ * rdma_fake_dma_dev - where a NIC of the real backend sees a real BO
+ * @bo: a BO from rdma_fake_real_bo()
+ * @offset: the byte
+ * @dev: the fake's NIC or second NIC
+ *
+ * Return: the DMA address at which @dev sees byte @offset of @bo.
+ */
+u64 rdma_fake_dma_dev(const struct rdma_fake_bo *bo, u64 offset,
+		      const struct device *dev)
 {
 	struct ttm_resource *res = bo->bo.tbo.resource;
 	struct amdgpu_device *adev = amdgpu_ttm_adev(bo->bo.tbo.bdev);
@@ -667,16 +674,9 @@ void rdma_fake_vm_fini(struct rdma_fake *f)
 u64 rdma_fake_dma(const struct rdma_fake_bo *bo, u64 offset)
 {
 	if (bo->real)
-		return rdma_fake_real_dma(bo, offset, rdma_fake_current->nic);
+		return rdma_fake_dma_dev(bo, offset, rdma_fake_current->nic);
 	return bo->dma_base + (offset / bo->seg) * (bo->seg + bo->gap) +
 	       offset % bo->seg;
-}
-
-/* The DMA address at which @dev, a NIC of a real fake, sees @bo's byte */
-u64 rdma_fake_dma_dev(const struct rdma_fake_bo *bo, u64 offset,
-		      const struct device *dev)
-{
-	return rdma_fake_real_dma(bo, offset, dev);
 }
 
 /* get_pages() for the fake NIC, in the calling thread's process. */

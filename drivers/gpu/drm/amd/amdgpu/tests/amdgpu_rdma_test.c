@@ -710,6 +710,18 @@ static void rdma_real_case_desc(const struct rdma_real_case *c, char *desc)
 KUNIT_ARRAY_PARAM(rdma_real, rdma_real_cases, rdma_real_case_desc);
 
 /*
+ * A real BO of @domain; in VRAM a CPU-visible one, as the pin wants it (the
+ * fake GPU has no copy engine to move it there)
+ */
+static struct rdma_fake_bo *rdma_real_bo(struct rdma_fake *f, u64 size,
+					 u32 domain)
+{
+	return rdma_fake_real_bo(f, size, domain,
+				 domain == AMDGPU_GEM_DOMAIN_VRAM ?
+				 AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED : 0);
+}
+
+/*
  * A real BO of the case's domain, mapped at REAL_VA. A VRAM BO is created
  * CPU-visible, as the pin wants it (the fake GPU has no copy engine to
  * move it there).
@@ -722,9 +734,7 @@ static struct rdma_get_ctx *rdma_real_ctx(struct kunit *test)
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	ctx->f = rdma_fake_init_real(test);
-	ctx->bo = rdma_fake_real_bo(ctx->f, REAL_BO_SIZE, c->domain,
-				    c->domain == AMDGPU_GEM_DOMAIN_VRAM ?
-				    AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED : 0);
+	ctx->bo = rdma_real_bo(ctx->f, REAL_BO_SIZE, c->domain);
 	ctx->m = rdma_fake_map(ctx->f, ctx->bo, REAL_VA, 0, REAL_BO_SIZE,
 			       RDMA_FAKE_RW);
 	test->priv = ctx;
@@ -763,6 +773,23 @@ static void rdma_real_expect_table(struct kunit *test,
 	struct rdma_get_ctx *ctx = test->priv;
 
 	rdma_real_expect_table_dev(test, info, bo, off, len, ctx->f->nic);
+}
+
+/*
+ * A first get that failed after its pin: *info untouched, every pin made
+ * so far (@pins) undone by the real unpin, the BO unpinned, the GPU idle
+ */
+static void rdma_real_expect_undone(struct kunit *test,
+				    struct amd_p2p_info *info,
+				    struct amd_p2p_info *poison, int pins)
+{
+	struct rdma_get_ctx *ctx = test->priv;
+
+	KUNIT_EXPECT_PTR_EQ(test, info, poison);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), pins);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), pins);
+	KUNIT_EXPECT_EQ(test, ctx->bo->bo.tbo.pin_count, 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_rdma_test_dev(ctx->f->adev)->busy, 0U);
 }
 
 /*
@@ -827,9 +854,7 @@ static void rdma_real_backend_read_only(struct kunit *test)
 	struct rdma_fake_bo *ro;
 	struct amd_p2p_info *a;
 
-	ro = rdma_fake_real_bo(ctx->f, SZ_64K, c->domain,
-			       c->domain == AMDGPU_GEM_DOMAIN_VRAM ?
-			       AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED : 0);
+	ro = rdma_real_bo(ctx->f, SZ_64K, c->domain);
 	rdma_fake_map(ctx->f, ro, 2 * REAL_VA, 0, SZ_64K, AMDGPU_PTE_READABLE);
 	KUNIT_ASSERT_EQ(test, rdma_get(test, 2 * REAL_VA + SZ_4K, SZ_8K, &a), 0);
 	KUNIT_EXPECT_EQ(test, ctx->f->last_dir, DMA_TO_DEVICE);
@@ -848,7 +873,6 @@ static void rdma_real_backend_read_only(struct kunit *test)
 static void rdma_real_backend_lost_while_pinning(struct kunit *test)
 {
 	struct rdma_get_ctx *ctx = rdma_real_ctx(test);
-	struct amdgpu_peer_dev *gpu = amdgpu_rdma_test_dev(ctx->f->adev);
 	struct amd_p2p_info *a, *poison = ERR_PTR(-EBADF);
 	struct amdgpu_bo *bo = &ctx->bo->bo;
 
@@ -861,21 +885,13 @@ static void rdma_real_backend_lost_while_pinning(struct kunit *test)
 	ctx->f->pin_kills_owner = true;
 	a = poison;
 	KUNIT_EXPECT_EQ(test, rdma_get(test, REAL_VA, SZ_4K, &a), -ESRCH);
-	KUNIT_EXPECT_PTR_EQ(test, a, poison);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 2);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), 2);
-	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 0);
-	KUNIT_EXPECT_EQ(test, gpu->busy, 0U);
+	rdma_real_expect_undone(test, a, poison, 2);
 
 	/* A revocation waits for the pins in progress (busy) */
 	ctx->f->vm->rdma->dead = false;
 	ctx->f->pin_revokes = true;
 	KUNIT_EXPECT_EQ(test, rdma_get(test, REAL_VA, SZ_4K, &a), -ENODEV);
-	KUNIT_EXPECT_PTR_EQ(test, a, poison);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 3);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), 3);
-	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 0);
-	KUNIT_EXPECT_EQ(test, gpu->busy, 0U);
+	rdma_real_expect_undone(test, a, poison, 3);
 }
 
 /*
@@ -911,9 +927,7 @@ static void rdma_real_backend_free_while_registered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(man), used - REAL_BO_SIZE);
 	KUNIT_EXPECT_EQ(test, ctx->f->ops->put_pages(&a), 0);
 
-	bo2 = rdma_fake_real_bo(ctx->f, REAL_BO_SIZE, c->domain,
-				c->domain == AMDGPU_GEM_DOMAIN_VRAM ?
-				AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED : 0);
+	bo2 = rdma_real_bo(ctx->f, REAL_BO_SIZE, c->domain);
 	rdma_fake_map(ctx->f, bo2, REAL_VA, 0, REAL_BO_SIZE, RDMA_FAKE_RW);
 	r = ctx->f->ops->get_pages(REAL_VA, SZ_4K, task_pid(current),
 				   ctx->f->nic, &p, NULL, NULL);
@@ -985,11 +999,7 @@ static void rdma_real_backend_quota_race_unpins_unlocked(struct kunit *test)
 	ctx->f->pin_takes_quota = true;
 	a = poison;
 	KUNIT_EXPECT_EQ(test, rdma_get(test, REAL_VA, SZ_4K, &a), -ENOSPC);
-	KUNIT_EXPECT_PTR_EQ(test, a, poison);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->unpins), 1);
-	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 0);
-	KUNIT_EXPECT_EQ(test, gpu->busy, 0U);
+	rdma_real_expect_undone(test, a, poison, 1);
 	gpu->charged = 0;
 	KUNIT_ASSERT_EQ(test, rdma_get(test, REAL_VA, SZ_4K, &a), 0);
 	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 1);
