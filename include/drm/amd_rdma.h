@@ -51,9 +51,11 @@ struct sg_table;
  *     any context; amdkfd_rdma_capabilities() and
  *     amdkfd_rdma_synchronize() added. &struct amd_rdma_interface is
  *     unchanged.
+ * 2.2 amdkfd_rdma_retry() added (%AMD_RDMA_CAP_RETRY). Nothing else
+ *     changed.
  */
 #define AMD_RDMA_MAJOR 2
-#define AMD_RDMA_MINOR 1
+#define AMD_RDMA_MINOR 2
 
 /**
  * struct amd_p2p_info - a registration of GPU memory for a peer device
@@ -260,6 +262,8 @@ int amdkfd_query_rdma_interface(const struct amd_rdma_interface **rdma);
 #define AMD_RDMA_CAP_DEVICE_EVENTS	BIT_ULL(4)
 /* put_pages() where it may sleep waits for a callback another thread runs. */
 #define AMD_RDMA_CAP_PUT_WAITS_CALLBACK	BIT_ULL(5)
+/* amdkfd_rdma_retry() is there (since 2.2). */
+#define AMD_RDMA_CAP_RETRY		BIT_ULL(6)
 
 /**
  * amdkfd_rdma_capabilities - what this amdgpu guarantees its peers
@@ -291,5 +295,34 @@ u64 amdkfd_rdma_capabilities(void);
  * Context: process context, may sleep; not from a free callback.
  */
 void amdkfd_rdma_synchronize(void);
+
+/**
+ * amdkfd_rdma_retry - whether a free callback began since get_pages()
+ * @info: a registration the caller got and has not put
+ *
+ * Since 2.2 (look it up with symbol_get() as amdkfd_rdma_capabilities()).
+ * The free callback may run at any time after get_pages() returned, also
+ * before the client has programmed its device with the addresses; the
+ * callback then finds nothing to tear down, and the device would use
+ * memory that is being unpinned. A client that wants to close that window
+ * does what mmu_interval_read_retry() users do: it programs its device
+ * and then, still holding a lock that its free callback takes, calls
+ * amdkfd_rdma_retry(). False: the addresses stay valid until the callback,
+ * which will take that lock after the client dropped it and so will find
+ * the device programmed. True: a callback has begun or already ran (the
+ * buffer is being freed, the GPU is being reset or removed); the client
+ * undoes the programming, puts the registration, and gets the range again
+ * if it still wants it (which fails if the memory is gone).
+ *
+ * For a persistent registration (NULL free callback) it is false until a
+ * GPU removal ends it. The callback itself may still be running when this
+ * returns true.
+ *
+ * Context: any; never sleeps.
+ * Return: false while the addresses in @info stay valid until a callback
+ * or a put; true otherwise (also for a registration amdgpu does not know,
+ * or when the interface is not set up).
+ */
+bool amdkfd_rdma_retry(const struct amd_p2p_info *info);
 
 #endif /* AMD_RDMA_H_ */

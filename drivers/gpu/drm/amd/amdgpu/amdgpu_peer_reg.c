@@ -1337,3 +1337,41 @@ out:
 	}
 	return 0;
 }
+
+/**
+ * amdgpu_peer_retry - whether a registration's addresses are still good
+ * @mgr: the manager
+ * @info: a registration that the caller has not put
+ *
+ * See amdkfd_rdma_retry() in amd_rdma.h. True once amdgpu_peer_invalidate(),
+ * a device event or a revocation has detached @info for its callback
+ * (DYING, IN_CALLBACK, TOMBSTONE), and for anything the manager does not
+ * know as not yet put. A persistent registration whose mapping went
+ * (DETACHED) stays pinned and mapped: false. The state changes under the
+ * manager's lock before the callback is called, so a client that asks
+ * under a lock its callback takes learns of every callback that did not
+ * find its NIC programmed.
+ *
+ * Context: any; takes the manager's irq-safe spinlock.
+ * Return: false while the addresses in @info stay valid until a callback
+ * or a put; true otherwise.
+ */
+bool amdgpu_peer_retry(struct amdgpu_peer_mgr *mgr,
+		       const struct amd_p2p_info *info)
+{
+	struct amdgpu_peer_reg *reg;
+	unsigned long flags;
+	bool retry = true;
+
+	if (!info)
+		return true;
+	amdgpu_peer_lock(mgr, &flags);
+	reg = amdgpu_peer_reg_lookup_locked(mgr, info);
+	if (reg)
+		retry = reg->state != AMDGPU_PEER_LIVE &&
+			reg->state != AMDGPU_PEER_DETACHED;
+	amdgpu_peer_unlock(mgr, flags);
+	if (retry)
+		atomic_inc(&mgr->stats.retries);
+	return retry;
+}

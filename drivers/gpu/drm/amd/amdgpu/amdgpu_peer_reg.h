@@ -96,6 +96,7 @@ struct amdgpu_peer_pin_ops {
  * @lock_taken: acquisitions of &amdgpu_peer_mgr.lock, by any path
  * @unknown_puts: puts of a registration the core no longer knows
  * @put_waits: puts that waited for a callback running on another thread
+ * @retries: amdgpu_peer_retry() answers that the addresses are not good
  */
 struct amdgpu_peer_stats {
 	atomic_t pins;
@@ -112,6 +113,7 @@ struct amdgpu_peer_stats {
 	atomic_t lock_taken;
 	atomic_t unknown_puts;
 	atomic_t put_waits;
+	atomic_t retries;
 };
 
 /**
@@ -283,5 +285,7 @@ void amdgpu_peer_register_undo(struct amdgpu_peer_mgr *mgr,
 unsigned int amdgpu_peer_invalidate(struct amdgpu_peer_owner *owner,
 				    u64 first, u64 last);
 int amdgpu_peer_put(struct amdgpu_peer_mgr *mgr, struct amd_p2p_info **info);
+bool amdgpu_peer_retry(struct amdgpu_peer_mgr *mgr,
+		       const struct amd_p2p_info *info);
 
 #endif

@@ -626,10 +626,27 @@ u64 amdkfd_rdma_capabilities(void)
 		return 0;
 	return AMD_RDMA_CAP_FREE_CALLBACK | AMD_RDMA_CAP_PERSISTENT |
 	       AMD_RDMA_CAP_PUT_ANY_CONTEXT | AMD_RDMA_CAP_LATE_PUT |
-	       AMD_RDMA_CAP_DEVICE_EVENTS |
+	       AMD_RDMA_CAP_DEVICE_EVENTS | AMD_RDMA_CAP_RETRY |
 	       (AMDGPU_PEER_PUT_CAN_WAIT ? AMD_RDMA_CAP_PUT_WAITS_CALLBACK : 0);
 }
 EXPORT_SYMBOL_GPL(amdkfd_rdma_capabilities);
+
+/**
+ * amdkfd_rdma_retry - whether a callback began since get_pages()
+ * @info: a registration the caller has not put
+ *
+ * See include/drm/amd_rdma.h.
+ *
+ * Context: any.
+ * Return: false while the addresses in @info stay valid; true otherwise.
+ */
+bool amdkfd_rdma_retry(const struct amd_p2p_info *info)
+{
+	if (!READ_ONCE(amdgpu_rdma_ready))
+		return true;
+	return amdgpu_peer_retry(&amdgpu_rdma_mgr, info);
+}
+EXPORT_SYMBOL_GPL(amdkfd_rdma_retry);
 
 /**
  * amdkfd_rdma_synchronize - wait for callbacks and deferred releases

@@ -97,6 +97,9 @@ struct peer_test_client {
 	struct mutex *client_lock;
 	/* callback: the registration's table, read (it must still be there) */
 	u64 cb_dma;
+	/* callback: amdgpu_peer_retry() of its own registration, asked */
+	bool ask_retry;
+	bool cb_retry;
 };
 
 static int peer_test_pin(struct amdgpu_peer_mgr *mgr, void *obj,
@@ -313,6 +316,8 @@ static void peer_test_cb(void *priv)
 	info = READ_ONCE(c->info);
 	if (info)
 		c->cb_dma = sg_dma_address(info->pages->sgl);
+	if (c->ask_retry)
+		c->cb_retry = amdgpu_peer_retry(&ctx->mgr, info);
 	atomic_inc(&c->callbacks);
 	if (c->put_in_cb)
 		c->put_in_cb_ret = peer_test_put(&c->info);
@@ -1672,6 +1677,67 @@ static void peer_backstop_off_needs_flush(struct kunit *test)
 }
 
 /*
+ * amdgpu_peer_retry() in every state: the addresses are good while LIVE and
+ * while a persistent registration is DETACHED; not from the moment the
+ * mapping's removal detached one with a callback (DYING), in its callback,
+ * as a tombstone, once a revocation ended a persistent one, and for what
+ * the manager does not know.
+ */
+static void peer_retry_states(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client c = { .ask_retry = true };
+	struct amd_p2p_info *persistent, *stale;
+	int retries;
+
+	ctx->mgr.no_backstop = true;
+	retries = atomic_read(&ctx->mgr.stats.retries);
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &c), 0);
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 1, 0, PAGE_SIZE,
+						ctx->dev[0], NULL,
+						&persistent), 0);
+	KUNIT_EXPECT_FALSE(test, amdgpu_peer_retry(&ctx->mgr, c.info));
+	KUNIT_EXPECT_FALSE(test, amdgpu_peer_retry(&ctx->mgr, persistent));
+
+	/* Persistent: its mapping goes, its pages stay */
+	peer_test_lock(ctx);
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(ctx->owner,
+						     peer_test_first(1),
+						     peer_test_last(ctx, 1)),
+			1U);
+	/* With a callback: detached, the callback not yet called */
+	KUNIT_EXPECT_EQ(test, amdgpu_peer_invalidate(ctx->owner,
+						     peer_test_first(0),
+						     peer_test_last(ctx, 0)),
+			1U);
+	peer_test_unlock(ctx);
+	KUNIT_EXPECT_FALSE(test, amdgpu_peer_retry(&ctx->mgr, persistent));
+	KUNIT_EXPECT_TRUE(test, amdgpu_peer_retry(&ctx->mgr, c.info));
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.callbacks), 0);
+
+	amdgpu_peer_owner_flush(ctx->owner);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.callbacks), 1);
+	KUNIT_EXPECT_TRUE(test, c.cb_retry);
+	/* A tombstone */
+	KUNIT_EXPECT_TRUE(test, amdgpu_peer_retry(&ctx->mgr, c.info));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.retries),
+			retries + 3);
+
+	/* Put: the manager no longer knows the address; nothing read */
+	stale = c.info;
+	KUNIT_EXPECT_EQ(test, peer_test_put(&c.info), 0);
+	KUNIT_EXPECT_TRUE(test, amdgpu_peer_retry(&ctx->mgr, stale));
+	KUNIT_EXPECT_TRUE(test, amdgpu_peer_retry(&ctx->mgr, NULL));
+
+	/* A revocation ends the persistent one */
+	amdgpu_peer_dev_revoke(&ctx->gpu);
+	KUNIT_EXPECT_TRUE(test, amdgpu_peer_retry(&ctx->mgr, persistent));
+	KUNIT_EXPECT_EQ(test, peer_test_put(&persistent), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+}
+
+/*
  * A client module's unload: synchronize returns only after callbacks that
  * run on other threads (here the backstop worker) have returned.
  */
@@ -1898,6 +1964,7 @@ static struct kunit_case peer_reg_cases[] = {
 	KUNIT_CASE(peer_dev_revoke_put_skips_callback),
 	KUNIT_CASE(peer_pin_per_direction),
 	KUNIT_CASE(peer_backstop_off_needs_flush),
+	KUNIT_CASE(peer_retry_states),
 	KUNIT_CASE(peer_shared_pin),
 	KUNIT_CASE(peer_shared_pin_dies_after_all_callbacks),
 	KUNIT_CASE(peer_pin_quota),

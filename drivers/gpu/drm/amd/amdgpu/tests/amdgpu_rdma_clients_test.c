@@ -1041,6 +1041,15 @@ struct cxi_md {
 	/* model: the callback is running, and MDs freed while it was */
 	bool in_cb;
 	unsigned int freed_in_cb;
+	/*
+	 * model: cxi as amd-rdma.rst asks it to become, asking
+	 * amdkfd_rdma_retry() after mirroring when the capability says it
+	 * may (shs-cxi-driver does not); and a hook between get_pages() and
+	 * cass_mirror_device(), where a callback can land
+	 */
+	bool uses_retry;
+	void (*window)(void *arg);
+	void *window_arg;
 };
 
 /* amd_free_callback(): clear the PTEs, flag the MD; never a put */
@@ -1143,6 +1152,12 @@ static int cxi_mirror_device(struct cxi_md *md)
 			len -= inc;
 		}
 	}
+	/* Still under ac_mutex, which the callback takes: the 2.2 check */
+	if (md->uses_retry && amdkfd_rdma_retry(md->p2p_info)) {
+		md->nptes = 0;
+		mutex_unlock(&md->ac_mutex);
+		return -EAGAIN;
+	}
 	mutex_unlock(&md->ac_mutex);
 	return 0;
 }
@@ -1153,10 +1168,15 @@ static int cxi_mirror_device(struct cxi_md *md)
  */
 static int cxi_map(struct rdma_fake *f, struct cxi_md *md, u64 va, u64 len)
 {
+	void (*window)(void *arg) = md->window;
+	void *window_arg = md->window_arg;
+	bool uses_retry = md->uses_retry;
 	int page_shift = PAGE_SHIFT, ret;
 	u64 va_start, va_len;
 
 	memset(md, 0, sizeof(*md));
+	md->uses_retry = uses_retry &&
+			 (amdkfd_rdma_capabilities() & AMD_RDMA_CAP_RETRY);
 	md->amd_rdma_ops = f->ops;
 	md->dev = f->nic;
 	mutex_init(&md->ac_mutex);
@@ -1174,7 +1194,20 @@ static int cxi_map(struct rdma_fake *f, struct cxi_md *md, u64 va, u64 len)
 	md->len = va_len;
 	md->page_shift = page_shift;
 	md->cac = true;
+	if (window)
+		window(window_arg);
 	ret = cxi_mirror_device(md);
+	if (ret == -EAGAIN) {
+		/* Undo the MD; the registration may be a tombstone: put it */
+		struct amd_p2p_info *info = md->p2p_info;
+
+		refcount_dec(&md->refcount);
+		md->amd_rdma_ops->put_pages(&info);
+		md->p2p_info = NULL;
+		md->sgt = NULL;
+		put_pid(md->pid);	/* the model puts what cxi leaks */
+		md->pid = NULL;
+	}
 out:
 	return ret;
 }
@@ -1309,6 +1342,113 @@ static void cxi_never_puts_bounded(struct kunit *test)
 }
 
 /*
+ * The window between get_pages() and cass_mirror_device(): the
+ * application frees the buffer there (window_free: the callback runs and
+ * clears no ATU entry; window_unmap: the mapping goes, and the backstop
+ * worker may run the callback at any point, blocking on ac_mutex while
+ * cxi mirrors). Today's cxi then maps memory that is no longer pinned; a
+ * cxi that asks amdkfd_rdma_retry() under ac_mutex learns of it, unmaps
+ * and puts, and leaves nothing pinned, mapped or registered.
+ */
+struct cxi_window {
+	struct rdma_fake *f;
+	struct app_buf *buf;
+	bool free;
+};
+
+static void cxi_window_fn(void *arg)
+{
+	struct cxi_window *w = arg;
+
+	if (w->free) {
+		app_free(w->f, w->buf);
+		return;
+	}
+	KUNIT_EXPECT_EQ(w->f->test, rdma_fake_unmap(w->f, w->buf->bo,
+						    w->buf->va), 0);
+}
+
+struct cxi_window_case {
+	const char *name;
+	bool free;
+	bool uses_retry;
+};
+
+static const struct cxi_window_case cxi_window_cases[] = {
+	{ "freed in the window, cxi asks", true, true },
+	{ "unmapped in the window, cxi asks", false, true },
+	{ "freed in the window, cxi as published", true, false },
+};
+
+static void cxi_window_case_desc(const struct cxi_window_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cxi_window, cxi_window_cases, cxi_window_case_desc);
+
+static void cxi_map_retry_window(struct kunit *test)
+{
+	const struct cxi_window_case *c = test->param_value;
+	struct rdma_fake *f = rdma_fake_init(test);
+	struct amdgpu_peer_mgr *mgr = amdgpu_rdma_test_mgr();
+	struct app_buf buf = {}, ok = {};
+	struct cxi_window w = { .f = f, .buf = &buf, .free = c->free };
+	int regs, tombs, retries, ret;
+	struct cxi_md *md;
+
+	md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, md);
+	amdkfd_rdma_synchronize();
+	regs = atomic_read(&mgr->stats.regs);
+	tombs = atomic_read(&mgr->stats.tombstones);
+	retries = atomic_read(&mgr->stats.retries);
+
+	/* Outside the window the check says the addresses are good. */
+	app_malloc(test, f, &ok, CXI_VA + SZ_1G, SZ_2M, 1, false);
+	md->uses_retry = c->uses_retry;
+	KUNIT_ASSERT_EQ(test, cxi_map(f, md, ok.va, SZ_2M), 0);
+	cxi_expect_wire(test, md, &ok, ok.va, SZ_2M);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.retries), retries);
+	cxi_unmap(md);
+	app_free(f, &ok);
+
+	app_malloc(test, f, &buf, CXI_VA, SZ_2M, 1, false);
+	md->uses_retry = c->uses_retry;
+	md->window = cxi_window_fn;
+	md->window_arg = &w;
+	ret = cxi_map(f, md, buf.va, SZ_2M);
+	if (!c->free) {
+		amdgpu_rdma_process_flush(f->p);
+		rdma_fake_bo_del(f, buf.bo);
+		amdgpu_rdma_process_flush(f->p);
+	}
+	amdkfd_rdma_synchronize();
+	KUNIT_EXPECT_EQ(test, atomic_read(&buf.bo->pinned), 0);
+	if (!c->uses_retry) {
+		/* The defect the check closes: the ATU maps unpinned memory */
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		KUNIT_EXPECT_TRUE(test, READ_ONCE(md->cleanup_done));
+		KUNIT_EXPECT_GT(test, md->nptes, 0U);
+		cxi_unmap(md);
+		KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.tombstones),
+				tombs + 1);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, ret, -EAGAIN);
+	KUNIT_EXPECT_EQ(test, md->nptes, 0U);
+	KUNIT_EXPECT_EQ(test, cxi_nic_dma(md, buf.va), 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.retries), retries + 1);
+	/* Its put after (or during) the callback left no tombstone. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.tombstones), tombs);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.regs), regs);
+	KUNIT_EXPECT_LE(test, md->invalidates, 1U);
+	if (c->free)
+		KUNIT_EXPECT_EQ(test, md->invalidates, 1U);
+	mutex_destroy(&md->ac_mutex);
+}
+
+/*
  * cxi at process exit: do_exit() tears the mm down, and with it the KFD
  * process and its VMs, whose teardown runs the callbacks on a kworker,
  * while the exiting task's exit_files() closes the cxi fd, whose release
@@ -1374,6 +1514,7 @@ static struct kunit_case rdma_clients_cases[] = {
 	KUNIT_CASE_PARAM(hfi1_evict_and_retry_real_backend, hfi1_evict_gen_params),
 	KUNIT_CASE(cxi_free_and_reuse),
 	KUNIT_CASE(cxi_never_puts_bounded),
+	KUNIT_CASE_PARAM(cxi_map_retry_window, cxi_window_gen_params),
 	KUNIT_CASE(cxi_exit_put_races_callback),
 	{}
 };

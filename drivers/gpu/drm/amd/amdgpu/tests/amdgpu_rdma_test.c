@@ -59,7 +59,7 @@ static void rdma_query(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, amdkfd_rdma_capabilities(),
 			AMD_RDMA_CAP_FREE_CALLBACK | AMD_RDMA_CAP_PERSISTENT |
 			AMD_RDMA_CAP_PUT_ANY_CONTEXT | AMD_RDMA_CAP_LATE_PUT |
-			AMD_RDMA_CAP_DEVICE_EVENTS |
+			AMD_RDMA_CAP_DEVICE_EVENTS | AMD_RDMA_CAP_RETRY |
 			(IS_ENABLED(CONFIG_PREEMPT_COUNT) ?
 			 AMD_RDMA_CAP_PUT_WAITS_CALLBACK : 0));
 	/* Nothing pending: returns at once. */
