@@ -12,11 +12,29 @@ rm -rf "$OUT"
 env "${SENDER_ENV[@]}" git format-patch -q --cover-letter --base=base --subject-prefix="${PREFIX:-PATCH}" \
 	-o "$OUT" base..series
 cover=$OUT/0000-cover-letter.patch
-python3 - "$cover" "$TOP/series/cover-letter" <<'PY'
+# The base the series was built on, as the cover letter states it: the
+# version of Debian's package that base.sh imported, or the user's tree.
+base_subject=$(git log -1 --format=%s base)
+case $base_subject in
+"Debian linux-source-6.12 "*)
+	ver=${base_subject#Debian linux-source-6.12 }
+	base_tree="Debian 12's linux-source-6.12 ($ver, with Debian's patches)"
+	base_note="base-commit is the project's reproducible import of Debian's
+  linux-source-6.12 ($ver, with Debian's patches), not a
+  commit of an upstream tree." ;;
+*)
+	base_tree="$(git describe --always base) (\"$base_subject\")"
+	base_note="base-commit is $(git describe --always base) of the tree the series was built on." ;;
+esac
+python3 - "$cover" "$TOP/series/cover-letter" "$base_tree" "$base_note" <<'PY'
 import sys
-cover, src = sys.argv[1], sys.argv[2]
+cover, src, base_tree, base_note = sys.argv[1:5]
 text = open(src).read().split("\n", 1)
 subject, body = text[0].strip(), text[1].strip("\n") + "\n"
+for key in ("@BASE_TREE@", "@BASE_NOTE@"):
+    if key not in body:
+        sys.exit(f"series/cover-letter: {key} is missing")
+body = body.replace("@BASE_TREE@", base_tree).replace("@BASE_NOTE@", base_note)
 c = open(cover).read()
 c = c.replace("*** SUBJECT HERE ***", subject).replace("*** BLURB HERE ***", body)
 open(cover, "w").write(c)
