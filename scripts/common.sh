@@ -141,6 +141,8 @@ sender_warning() {
 #                 (the kernel takes one glob; empty: every suite)
 #   KCONF_OFF     options its .config must not have (=y): a kernel that is
 #                 not what the label says fails the run
+#   KCONF_BOOT_HAS, KCONF_BOOT_NOT  lines the kernel that ran prints, or
+#                 must not print, at boot: the same, from the kernel itself
 #   KUNIT_OPTS    the kunit.py options of its builds and runs
 # default: every suite, with lockdep and the atomic-sleep check.
 # nopc: the peer-memory suites (and the leak scan, which must run last) on
@@ -155,7 +157,10 @@ kunit_config() {
 		KCONF_LOGS=$BUILD/kunit
 		KCONF_SUITES=('*')
 		KCONF_GLOB=
-		KCONF_OFF=() ;;
+		KCONF_OFF=()
+		# lockdep_init() (kernel/locking/lockdep.c)
+		KCONF_BOOT_HAS=("Lock dependency validator:")
+		KCONF_BOOT_NOT=() ;;
 	nopc)
 		KCONF_LABEL="kunit (no PREEMPT_COUNT)"
 		KCONF_FILE=drivers/gpu/drm/amd/amdgpu/tests/no-preempt-count.kunitconfig
@@ -165,7 +170,10 @@ kunit_config() {
 		# amdgpu_ then ku(nit), pe(er) or rd(ma); kunit-result.py fails
 		# the run if it matches a suite KCONF_SUITES does not name
 		KCONF_GLOB='amdgpu_[kpr][ued]*'
-		KCONF_OFF=(PREEMPT_COUNT PREEMPTION PROVE_LOCKING DEBUG_ATOMIC_SLEEP) ;;
+		KCONF_OFF=(PREEMPT_COUNT PREEMPTION PROVE_LOCKING DEBUG_ATOMIC_SLEEP)
+		# no lockdep_init(), no preempt_dynamic_init() (kernel/sched/core.c)
+		KCONF_BOOT_HAS=()
+		KCONF_BOOT_NOT=("Lock dependency validator:" "Dynamic Preempt:") ;;
 	*) die "no KUnit configuration '$1' (there are: ${KUNIT_CONFIGS[*]})" ;;
 	esac
 	KCONF_NAME=$1

@@ -93,6 +93,19 @@ else
 		fi
 	done
 fi
+# ... and by what the kernel printed at boot (when it booted at all)
+if grep -q 'KTAP version' "$logs.raw"; then
+	for l in "${KCONF_BOOT_HAS[@]}"; do
+		grep -qF -- "$l" "$logs.raw" && continue
+		echo "FAIL $KCONF_LABEL: the test kernel did not print \"$l\" at boot: not the kernel this configuration names" >> "$logs.problems"
+		f=$((f + 1))
+	done
+	for l in "${KCONF_BOOT_NOT[@]}"; do
+		grep -qF -- "$l" "$logs.raw" || continue
+		echo "FAIL $KCONF_LABEL: the test kernel printed \"$l\" at boot: not the kernel this configuration names" >> "$logs.problems"
+		f=$((f + 1))
+	done
+fi
 echo "$p $f $s" > "$logs.result"
 cat "$logs.problems"
 log "$KCONF_LABEL: $p passed, $f failed, $s skipped (kunit.py exit $rc)"

@@ -70,6 +70,8 @@ TESTS=tests-slow SLOW_FILTERED=1 verdict complete.log '' /dev/null '4 0 0' '' \
 verdict skip.log '' /dev/null '3 1 0' 'unexpected skip: alpha.alpha_param/one' \
 	"a skip that no file allows fails the run, and is not counted as skipped"
 verdict skip.log '' "$dir/allowed-skips" '3 0 1' '' "a skip the file allows is counted as skipped"
+verdict boot-deadline.log '' /dev/null '0 4 0' 'no KTAP output 300 s after the test kernel started (the boot deadline)' \
+	"a kernel that hangs at boot fails the run at the boot deadline, named"
 SUITES='alpha beta' verdict missing-suite.log '' /dev/null '3 1 0' 'suite beta reported nothing' \
 	"a configuration's suite that reported nothing fails the run"
 SUITES='alpha' verdict missing-suite.log '' /dev/null '3 0 0' '' \
@@ -127,6 +129,28 @@ acct() {
 	done
 	result $ok "check-lib.sh: $what (exit $rc, want $wrc: $(echo "$out" | tail -n 1)$missing)"
 }
+# scripts/kunit-watch.py itself, around made-up commands that stop making
+# progress (one second of deadline each): it must stop them, exit 124 and
+# write the line kunit-result.py reads.
+watch() { # watch <what> <want line> <boot deadline> <shell command>
+	local what=$1 want=$2 boot=$3 cmd=$4 rc t0 took
+	t0=$(date +%s)
+	set +e
+	timeout 60 python3 "$TOP/scripts/kunit-watch.py" --deadline 1 --boot-deadline "$boot" \
+		--log "$s/watch.log" -- bash -c "$cmd" > /dev/null 2>&1
+	rc=$?
+	set -e
+	took=$(( $(date +%s) - t0 ))
+	[ "$rc" = 124 ] && [ "$took" -lt 30 ] && grep -qxF -- "$want" "$s/watch.log"
+	result $? "kunit-watch.py: $what (exit $rc after $took s)"
+}
+watch "a case that stops giving results is stopped at the deadline" \
+	"kunit-watch: no KUnit result for 1 s (the per-case deadline): stopped" 300 \
+	'echo "[00:00:00] Starting KUnit Kernel (1/1)..."; echo "KTAP version 1"; echo "    ok 1 first"; exec sleep 100'
+watch "a kernel that never prints KTAP is stopped at the boot deadline" \
+	"kunit-watch: no KTAP output 2 s after the test kernel started (the boot deadline): stopped" 2 \
+	'echo "[00:00:00] Starting KUnit Kernel (1/1)..."; echo "Linux version"; exec sleep 100'
+
 all='for c in "${KUNIT_CONFIGS[@]}"; do kunit_stage "$c"; done'
 acct "an unexpected SKIP line fails the run, named" 1 "1 passed, 1 failed, 0 skipped" \
 	"counted userspace \$BUILD/u.log $s/skip-unexpected" \
@@ -172,7 +196,7 @@ real() { # real <case> <deadline> <what> <text>...
 	shift 3
 	set +e
 	out=$(KUNIT_EXEC=1 KUNIT_VERY_SLOW=1 KUNIT_DEADLINE=$dl \
-		KUNIT_LOGS="$BUILD/selftest-$c" "$TOP/scripts/kunit.sh" \
+		KUNIT_CONFIG=default KUNIT_LOGS="$BUILD/selftest-$c" "$TOP/scripts/kunit.sh" \
 		--kernel_args=amdgpu.kunit_selftest="$c" 'amdgpu_kunit_*' 2>&1)
 	rc=$?
 	set -e
