@@ -158,8 +158,11 @@ kunit_config() {
 		KCONF_SUITES=('*')
 		KCONF_GLOB=
 		KCONF_OFF=()
-		# lockdep_init() (kernel/locking/lockdep.c)
-		KCONF_BOOT_HAS=("Lock dependency validator:")
+		# lockdep_init() prints its stack-trace memory only with
+		# PROVE_LOCKING (kernel/locking/lockdep.c); preempt_dynamic_init()
+		# the mode with PREEMPT_DYNAMIC, hence PREEMPT_COUNT
+		# (kernel/sched/core.c)
+		KCONF_BOOT_HAS=("memory used for stack traces:" "Dynamic Preempt:")
 		KCONF_BOOT_NOT=() ;;
 	nopc)
 		KCONF_LABEL="kunit (no PREEMPT_COUNT)"
@@ -171,9 +174,9 @@ kunit_config() {
 		# the run if it matches a suite KCONF_SUITES does not name
 		KCONF_GLOB='amdgpu_[kpr][ued]*'
 		KCONF_OFF=(PREEMPT_COUNT PREEMPTION PROVE_LOCKING DEBUG_ATOMIC_SLEEP)
-		# no lockdep_init(), no preempt_dynamic_init() (kernel/sched/core.c)
-		KCONF_BOOT_HAS=()
-		KCONF_BOOT_NOT=("Lock dependency validator:" "Dynamic Preempt:") ;;
+		# see default; lockdep itself is there (DEBUG_LOCK_ALLOC)
+		KCONF_BOOT_HAS=("Lock dependency validator:")
+		KCONF_BOOT_NOT=("memory used for stack traces:" "Dynamic Preempt:") ;;
 	*) die "no KUnit configuration '$1' (there are: ${KUNIT_CONFIGS[*]})" ;;
 	esac
 	KCONF_NAME=$1
