@@ -13,7 +13,8 @@
 # (a suite that reported nothing or ran unasked, a short plan, a cut log,
 # QEMU's timeout, the per-case deadline), each splat, each skip
 # scripts/kunit-allowed-skips does not allow (scripts/kunit-result.py),
-# and a kernel whose .config has an option its configuration must not.
+# and a kernel that is not the configuration it names (its .config, and
+# what it printed at boot).
 . "$(dirname "$0")/common.sh"
 
 # KUNIT_EXEC=1 boots the kernel built before (kunit.py exec) instead of
@@ -47,10 +48,6 @@ fi
 slow=(--filter 'speed>very_slow')
 slow_filtered=--very-slow-filtered
 if [ "${KUNIT_VERY_SLOW:-0}" = 1 ]; then slow=(); slow_filtered=; fi
-# A case that stops making progress ends the run after KUNIT_DEADLINE
-# seconds without a result (scripts/kunit-watch.py), long before kunit.py's
-# timeout; a working case never comes near it (the log's last line says
-# how long the longest wait was).
 # The suite filter: the first argument that is not an option, else the
 # configuration's own glob (none: every suite).
 filter=
@@ -61,8 +58,14 @@ if [ -z "$filter" ] && [ -n "$KCONF_GLOB" ]; then
 	globarg=("$KCONF_GLOB")
 fi
 log "$KCONF_LABEL: $KCONF_FILE in $KCONF_DIR${filter:+, suites $filter}"
+# A case that stops making progress ends the run after KUNIT_DEADLINE
+# seconds without a result (scripts/kunit-watch.py), long before kunit.py's
+# timeout, and so does a kernel that prints no KTAP line within
+# KUNIT_BOOT_DEADLINE seconds of its start; a working case never comes
+# near either (the log's last line says how long the longest wait was).
 set +e
 locked python3 "$TOP/scripts/kunit-watch.py" --deadline "${KUNIT_DEADLINE:-240}" \
+	--boot-deadline "${KUNIT_BOOT_DEADLINE:-300}" \
 	--log "$logs.raw" -- \
 	python3 tools/testing/kunit/kunit.py $mode "${opts[@]}" \
 	--qemu_args="$qemu_args" --timeout="${KUNIT_TIMEOUT:-1800}" \
