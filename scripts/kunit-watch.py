@@ -28,7 +28,10 @@ or it is stopped the same way, with the line
 The deadline is not a measurement: it only has to be far above the
 longest wait for one result that a working case causes (the last line of
 FILE says what it was in this run), and far below kunit.py's timeout.
-Exit status: COMMAND's, or 124 when the deadline stopped it.
+Exit status: COMMAND's, or 124 when the deadline stopped it. Killed by
+SIGTERM, SIGINT or SIGHUP (an outer timeout, ^C), it kills COMMAND's
+process group first (QEMU is not left running) and exits 128 + the
+signal.
 """
 import argparse
 import os
@@ -56,6 +59,19 @@ def main():
     child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              env=env, start_new_session=True)
     out = open(args.log, "w")
+
+    def stop(signum, frame):
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait(timeout=10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+        out.write("kunit-watch: stopped by signal %d\n" % signum)
+        out.close()
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
     since = None       # when the last result (or the KTAP header) came
     booted = None      # when kunit.py started the kernel, until KTAP
     longest = 0.0

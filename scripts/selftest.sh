@@ -151,6 +151,20 @@ watch "a kernel that never prints KTAP is stopped at the boot deadline" \
 	"kunit-watch: no KTAP output 2 s after the test kernel started (the boot deadline): stopped" 2 \
 	'echo "[00:00:00] Starting KUnit Kernel (1/1)..."; echo "Linux version"; exec sleep 100'
 
+# An outer timeout (mutate.sh's) or ^C stops kunit-watch.py: what it runs
+# (kunit.py and QEMU, in a session of their own) must not outlive it.
+set +e
+timeout 2 python3 "$TOP/scripts/kunit-watch.py" --deadline 100 --log "$s/watch.log" -- \
+	bash -c "echo \$\$ > $s/watched; exec sleep 100" > /dev/null 2>&1
+rc=$?
+set -e
+sleep 1
+watched=$(cat "$s/watched" 2>/dev/null || echo none)
+# (gone, or a zombie that only waits for init to reap it)
+state=$(ps -o stat= -p "$watched" 2> /dev/null || true)
+[ "$watched" != none ] && [ "${state:-Z}" != "${state#Z}" ] && [ "$rc" = 124 ] &&
+	grep -qx 'kunit-watch: stopped by signal 15' "$s/watch.log"
+result $? "kunit-watch.py: stopped from outside, it stops what it runs (exit $rc, pid $watched)"
 all='for c in "${KUNIT_CONFIGS[@]}"; do kunit_stage "$c"; done'
 acct "an unexpected SKIP line fails the run, named" 1 "1 passed, 1 failed, 0 skipped" \
 	"counted userspace \$BUILD/u.log $s/skip-unexpected" \
