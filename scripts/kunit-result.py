@@ -17,7 +17,8 @@ stderr (LABEL names the configuration; default "kunit"):
   that the amdgpu_kunit_kmemleak suite found leaked) anywhere in the log;
 - the per-case deadline of scripts/kunit-watch.py (no result for too
   long): the suite and the last case that finished are named; and its
-  boot deadline (no KTAP output that long after the kernel started);
+  boot deadline (no KTAP output that long after the kernel started), and
+  a run it was told to stop (a signal);
 - the amdgpu_kunit_kmemleak suite not being the last suite that ran, when
   it ran (the leaks of the suites after it would go unchecked);
 - no top-level KTAP plan (the test kernel printed no results), or fewer
@@ -67,6 +68,7 @@ SUBTEST = re.compile(r"^# Subtest: (.*)$")
 TIMEOUT = re.compile(r"timed out after [0-9.]+ seconds")
 DEADLINE = re.compile(r"^kunit-watch: no KUnit result for ([0-9]+) s")
 BOOT_DEADLINE = re.compile(r"^kunit-watch: no KTAP output ([0-9]+) s after")
+STOPPED = re.compile(r"^kunit-watch: stopped by signal ([0-9]+)")
 LEAK_SUITE = "amdgpu_kunit_kmemleak"
 SUITE_DEF = re.compile(r"static struct kunit_suite (\w+) = \{(.*?)\n\};", re.S)
 SUITE_REG = re.compile(r"kunit_test_suites?\(([^)]*)\)")
@@ -148,6 +150,9 @@ def main():
         if m:
             problems.append("no KTAP output %s s after the test kernel started (the boot "
                             "deadline): it hung or looped before its first suite" % m.group(1))
+        m = STOPPED.match(line)
+        if m:
+            problems.append("the run was stopped from outside (signal %s)" % m.group(1))
         if INIT_FAILED.search(line):
             problems.append("a suite's init failed: " + line.strip())
         text = line.strip()
