@@ -95,7 +95,8 @@ kunit_stage() {
 	# A result of an earlier run must not count for this one
 	rm -f "$KCONF_LOGS.result"
 	set +e
-	KUNIT_CONFIG=$conf "$KUNIT_SH" | tee "$BUILD/stage.log"
+	# (its own logs, whatever KUNIT_LOGS the caller has)
+	KUNIT_CONFIG=$conf KUNIT_LOGS='' "$KUNIT_SH" | tee "$BUILD/stage.log"
 	krc=${PIPESTATUS[0]}
 	set -e
 	kwhy=$(grep -c '^FAIL ' "$BUILD/stage.log" || true)

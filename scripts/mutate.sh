@@ -48,6 +48,9 @@
 # selects mutant IDs before sampling (e.g. 'amdgpu_rdma.c:*', or one ID to
 # run that mutant alone).
 #
+# Before the sampled mutants, each of their boots runs on the unmutated
+# tree, which must pass (else every mutant would count as killed);
+# MUTANTS_BASELINE=0 skips that.
 # Both modes stop a run that stops making progress: when no KUnit result
 # has come for MUTANT_DEADLINE seconds (default 240, scripts/kunit-watch.py)
 # the mutant is killed "by deadline", minutes after it hung; the build and
@@ -130,18 +133,42 @@ if [ -n "${MUTANTS_SAMPLE:-}" ]; then
 		--equivalent "$TOP/scripts/mutants-equivalent" > "$op/list"
 	log "$(wc -l < "$op/list") operator mutants (mutants-op.py, ${pat:+IDs $pat, }sample ${MUTANTS_SAMPLE}, seed ${MUTANTS_SEED:-default})"
 	notapply=0
+	# Each mutant's boot glob (one per file), and the globs of the sample
+	declare -A globof=()
+	globs=()
+	while IFS=$'\t' read -r id _; do
+		if [ -n "${MUTANTS_SUITES:-}" ]; then
+			g=$MUTANTS_SUITES
+		elif ! g=$(python3 "$gen" boot-glob --tests "$tests" --very-slow-filtered \
+				"$id" 2> "$op/${id//:/_}.glob"); then
+			continue
+		fi
+		globof[$id]=$g
+		[[ " ${globs[*]} " == *" $g "* ]] || globs+=("$g")
+	done < "$op/list"
+	# A tree that fails unmutated would "kill" every mutant: run each glob
+	# on it first (MUTANTS_BASELINE=0 skips this)
+	if [ -z "${MUTANTS_DRY_RUN:-}" ] && [ "${MUTANTS_BASELINE:-1}" != 0 ]; then
+		for g in "${globs[@]}"; do
+			log "unmutated tree: $g"
+			run_kunit "baseline" "$g"
+			if [ "$verdict" != SURVIVED ]; then
+				echo "FAIL mutants: the unmutated tree does not pass $g (${killed_by:-$verdict}; see $BUILD/mutate/baseline.log): no mutant can be judged"
+				exit 1
+			fi
+			echo "unmutated tree: $g passes"
+		done
+	fi
 	while IFS=$'\t' read -r id orig mutated listed; do
 		n=$((n + 1))
 		safe=${id//:/_}
 		python3 "$gen" patch --tree "$KTREE" "$id" > "$op/$safe.patch"
-		if [ -n "${MUTANTS_SUITES:-}" ]; then
-			glob=$MUTANTS_SUITES
-		elif ! glob=$(python3 "$gen" boot-glob --tests "$tests" --very-slow-filtered \
-				"$id" 2> "$op/$safe.glob"); then
+		if [ -z "${globof[$id]:-}" ]; then
 			echo "mutant $id: no boot glob ($(cat "$op/$safe.glob"))"
 			notapply=$((notapply + 1))
 			continue
 		fi
+		glob=${globof[$id]}
 		if ! git apply --check "$op/$safe.patch" 2> "$op/$safe.apply"; then
 			echo "mutant $id: does not apply (see $op/$safe.apply)"
 			notapply=$((notapply + 1))
