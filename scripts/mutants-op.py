@@ -521,7 +521,7 @@ def report(results, equiv_path, goal, glob='*', universe=None):
             else:
                 surv.append((ident, orig, mutated))
         notrun = sum(v == 'listed' for _, v, _, _, _ in per[base])
-        print(f'mutants {base}: {n} generated, {killed} killed ({tmo} by timeout), '
+        print(f'mutants {base}: {n} generated, {killed} killed ({tmo} by timeout or deadline), '
               f'{still} stillborn, {len(eq)} equivalent (listed'
               f'{f", {notrun} of them not run" if notrun else ""}), {len(surv)} survived')
         for ident, mutated, why in eq:
