@@ -35,8 +35,7 @@
 # listed, with why no test can tell it apart, in scripts/mutants-equivalent.
 # Prints a line per mutant, per file "mutants <file>: N generated, N killed
 # (N by timeout or deadline), N stillborn, N equivalent (listed), N survived"
-# and its
-# score, then the score of the whole sample with its survivors and one
+# and its score, then the score of the whole sample with its survivors and one
 # PASS/FAIL line: the run passes when MUTANTS_GOAL percent (default 80) of
 # the sample's mutants that are neither stillborn nor equivalent are
 # killed (a file with two mutants in the sample does not fail it on one
