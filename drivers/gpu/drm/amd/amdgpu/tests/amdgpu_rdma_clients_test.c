@@ -288,13 +288,13 @@ struct hfi1_pintree {
 	/* model: node frees after a put that waited, after a synchronize */
 	atomic_t frees_put_waited;
 	atomic_t frees_synchronized;
-	/*
-	 * model: callbacks running, and nodes freed while one ran; a hook
-	 * where remove_amd_pages() is held up before it takes the lock (as
-	 * on pintree->lock), and the callbacks waiting there
-	 */
+	/* model: callbacks running, and nodes freed while one ran */
 	atomic_t cbs_running;
 	atomic_t freed_in_cb;
+	/*
+	 * model: a hook where remove_amd_pages() is held up before it takes
+	 * the lock (as on pintree->lock), and the callbacks waiting there
+	 */
 	struct mutex *cb_gate;
 	atomic_t cbs_waiting;
 };
@@ -1110,6 +1110,7 @@ static void hfi1_release_races_callback(struct kunit *test)
 	struct hfi1_pintree *t;
 	struct hfi1_node *node;
 	struct sdma_tx *tx;
+	/* holds the callback up until the release */
 	struct mutex gate;
 	int i, waiting;
 
