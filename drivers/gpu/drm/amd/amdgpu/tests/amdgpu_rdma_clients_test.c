@@ -285,9 +285,13 @@ struct hfi1_pintree {
 	 * way amd_rdma.h asks a client to (see hfi1_free_node()).
 	 */
 	bool put_waits;
-	/* model: node frees after a put that waited, after a synchronize */
+	/*
+	 * model: node frees after a put that waited, after a synchronize;
+	 * frees about to synchronize
+	 */
 	atomic_t frees_put_waited;
 	atomic_t frees_synchronized;
+	atomic_t syncing;
 	/* model: callbacks running, and nodes freed while one ran */
 	atomic_t cbs_running;
 	atomic_t freed_in_cb;
@@ -295,7 +299,7 @@ struct hfi1_pintree {
 	 * model: a hook where remove_amd_pages() is held up before it takes
 	 * the lock (as on pintree->lock), and the callbacks waiting there
 	 */
-	struct mutex *cb_gate;
+	struct completion *cb_gate;
 	atomic_t cbs_waiting;
 };
 
@@ -403,6 +407,7 @@ static void hfi1_free_node(struct work_struct *work)
 		if (t->put_waits) {
 			atomic_inc(&t->frees_put_waited);
 		} else {
+			atomic_inc(&t->syncing);
 			amdkfd_rdma_synchronize();
 			atomic_inc(&t->frees_synchronized);
 		}
@@ -469,8 +474,7 @@ static void hfi1_remove_amd_pages(void *data)
 		atomic_inc(&t->callbacks_in_irq);
 	if (t->cb_gate) {
 		atomic_inc(&t->cbs_waiting);
-		mutex_lock(t->cb_gate);
-		mutex_unlock(t->cb_gate);
+		wait_for_completion(t->cb_gate);
 	}
 
 	spin_lock(&t->lock);
@@ -1081,15 +1085,24 @@ static void hfi1_evict_and_retry_real_backend(struct kunit *test)
  * Old hfi1, cache off: the last reference to a node goes (the packet's
  * completion, or pq teardown) while the VM teardown runs
  * remove_amd_pages() for it on another thread, held up before it takes
- * pintree->lock. The node is put and freed as the callback goes on to
- * use it: safe only if the put waited for the callback, or, where it
+ * pintree->lock. The node is put and freed while the callback still has
+ * to use it: safe only if the put waits for the callback, or, where it
  * does not (no AMD_RDMA_CAP_PUT_WAITS_CALLBACK), amdkfd_rdma_synchronize()
- * ran before the free; KASAN sees the rest.
+ * runs before the free. The callback goes on only once the release waits
+ * in one of those, so a release that waits in neither frees the node
+ * with the callback still held: counted, and KASAN sees its use after.
  */
 struct hfi1_release {
 	struct kunit *test;
 	struct rdma_fake *f;
-	struct completion done;
+	struct hfi1_pintree *t;
+	/* the callback waits here */
+	struct completion gate;
+	struct completion gate_done;
+	struct completion vm_done;
+	/* the manager's count of puts that waited, before the release */
+	int put_waits;
+	bool released;
 };
 
 static int hfi1_release_vm_fn(void *data)
@@ -1098,7 +1111,22 @@ static int hfi1_release_vm_fn(void *data)
 
 	current->kunit_test = x->test;
 	rdma_fake_vm_fini(x->f);
-	complete(&x->done);
+	complete(&x->vm_done);
+	return 0;
+}
+
+/* Lets the callback go on once the release waits for it (or is over) */
+static int hfi1_release_gate_fn(void *data)
+{
+	struct amdgpu_peer_mgr *mgr = amdgpu_rdma_test_mgr();
+	struct hfi1_release *x = data;
+
+	while (!READ_ONCE(x->released) &&
+	       atomic_read(&mgr->stats.put_waits) == x->put_waits &&
+	       !atomic_read(&x->t->syncing))
+		usleep_range(500, 1000);
+	complete(&x->gate);
+	complete(&x->gate_done);
 	return 0;
 }
 
@@ -1109,9 +1137,8 @@ static void hfi1_release_races_callback(struct kunit *test)
 	struct app_buf a = {};
 	struct hfi1_pintree *t;
 	struct hfi1_node *node;
+	struct task_struct *vm;
 	struct sdma_tx *tx;
-	/* holds the callback up until the release */
-	struct mutex gate;
 	int i, waiting;
 
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
@@ -1133,24 +1160,32 @@ static void hfi1_release_races_callback(struct kunit *test)
 	sdma_wait(tx);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->puts), 0);
 
-	mutex_init(&gate);
-	mutex_lock(&gate);
-	t->cb_gate = &gate;
 	x->test = test;
 	x->f = f;
-	init_completion(&x->done);
-	if (IS_ERR(kthread_run(hfi1_release_vm_fn, x, "hfi1-vm"))) {
-		mutex_unlock(&gate);
-		KUNIT_FAIL_AND_ABORT(test, "kthread_run");
-	}
+	x->t = t;
+	init_completion(&x->gate);
+	init_completion(&x->gate_done);
+	init_completion(&x->vm_done);
+	t->cb_gate = &x->gate;
+	vm = kthread_run(hfi1_release_vm_fn, x, "hfi1-vm");
+	if (IS_ERR(vm))
+		complete_all(&x->gate);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(vm));
 	/* Emulated, instrumented and loaded, the teardown can take a while */
 	for (i = 0; i < 10000 && !atomic_read(&t->cbs_waiting); i++)
 		usleep_range(1000, 2000);
 	waiting = atomic_read(&t->cbs_waiting);
-	/* The release: the callback goes on while the node is put */
-	mutex_unlock(&gate);
+	x->put_waits = atomic_read(&amdgpu_rdma_test_mgr()->stats.put_waits);
+	if (IS_ERR(kthread_run(hfi1_release_gate_fn, x, "hfi1-gate"))) {
+		complete(&x->gate);
+		complete(&x->gate_done);
+	}
+	/* The release, while the callback is held */
 	hfi1_node_put(node);
-	wait_for_completion(&x->done);
+	WRITE_ONCE(x->released, true);
+	wait_for_completion(&x->gate_done);
+	wait_for_completion(&x->vm_done);
+	t->cb_gate = NULL;
 	KUNIT_EXPECT_EQ(test, waiting, 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->puts), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->put_errors), 0);
@@ -1159,8 +1194,6 @@ static void hfi1_release_races_callback(struct kunit *test)
 	/* Freed after the callback returned, by the capability's branch */
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->freed_in_cb), 0);
 	hfi1_expect_free_branch(test, t, 1);
-	t->cb_gate = NULL;
-	mutex_destroy(&gate);
 	KUNIT_EXPECT_EQ(test, refcount_read(&t->ref), 1U);
 	amdkfd_rdma_synchronize();
 	KUNIT_EXPECT_EQ(test, atomic_read(&a.bo->pinned), 0);
