@@ -103,6 +103,10 @@ run_kunit() {
 			verdict=killed killed_by=deadline
 			break
 		fi
+		if grep -q '^kunit-watch: no KTAP output' "$raw"; then
+			verdict=killed killed_by=boot-deadline
+			break
+		fi
 		if [ "$rc" = 124 ] || [ "${f:-0}" != 0 ]; then
 			verdict=killed
 			if [ "$rc" = 124 ]; then killed_by=timeout; else killed_by=$g; fi
@@ -191,7 +195,7 @@ if [ -n "${MUTANTS_SAMPLE:-}" ]; then
 		took="$(( $(date +%s) - t0 )) s"
 		case $verdict in
 		killed)
-			case $killed_by in deadline|timeout) v=timeout ;; *) v=killed ;; esac
+			case $killed_by in deadline|boot-deadline|timeout) v=timeout ;; *) v=killed ;; esac
 			echo "mutant $id: killed ($killed_by, $took)" ;;
 		SURVIVED) v=survived; echo "mutant $id: survived ($took): $mutated" ;;
 		BROKEN)
