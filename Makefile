@@ -8,7 +8,8 @@
 #
 # Variables: KSRC=<kernel git tree> to build on your own tree instead of
 # Debian's linux-source-6.12; BUILD=<dir> for a private work area (default
-# build/); JOBS=<n>; DEPS=0 to skip the package step.
+# build/); JOBS=<n>; DEPS=0 to skip the package step; KUNIT_CONFIG=nopc
+# for make kunit's second configuration (no PREEMPT_COUNT).
 
 export KSRC BUILD JOBS
 
@@ -57,7 +58,8 @@ bench: series
 	scripts/bench.sh
 
 # Every mutant of scripts/mutants/ against the KUnit case it names (slow:
-# one kernel build and boot each).
+# one kernel build and boot each); with MUTANTS_SAMPLE=N, N operator
+# mutants of the series' own kernel files (see scripts/mutate.sh).
 mutate: series
 	scripts/mutate.sh $(MUTANTS)
 
@@ -74,7 +76,7 @@ apply:
 		sed "s|^|$$PWD/|" | xargs git -C "$(KSRC)" am --3way
 
 help:
-	@sed -n '3,13p' Makefile
+	@sed -n '3,14p' Makefile
 
 clean:
 	rm -rf $(or $(BUILD),build)/out $(or $(BUILD),build)/percommit

@@ -126,11 +126,66 @@ sender_warning() {
 	fi
 }
 
-# The options every kunit.py build and run of the test kernel shares: the
-# same config and build directory, so that builds stay incremental.
-KUNIT_OPTS=(--arch=x86_64
-	--kunitconfig=drivers/gpu/drm/amd/amdgpu/tests/.kunitconfig
-	--build_dir=.kunit --jobs="$JOBS" --make_options "CC=$KCC")
+# The KUnit configurations, each with its own kunitconfig and build
+# directory in $KTREE (so that both stay incremental), run by make check
+# one after the other; KUNIT_CONFIG=<name> chooses one for scripts/kunit.sh
+# (make kunit). kunit_config <name> sets, for it:
+#   KCONF_LABEL   how its result lines begin ("kunit (no PREEMPT_COUNT)")
+#   KCONF_FILE    its kunitconfig, relative to $KTREE
+#   KCONF_DIR     its kunit.py --build_dir, relative to $KTREE
+#   KCONF_LOGS    the prefix of its logs ($BUILD/kunit.raw, ...)
+#   KCONF_SUITES  the suites it runs (kunit-result.py --suites): a suite
+#                 registered in tests/ and matched here that reports
+#                 nothing fails the run, and so does one that ran unasked
+#   KCONF_GLOB    the kunit.py filter glob that runs them in one boot
+#                 (the kernel takes one glob; empty: every suite)
+#   KCONF_OFF     options its .config must not have (=y): a kernel that is
+#                 not what the label says fails the run
+#   KCONF_BOOT_HAS, KCONF_BOOT_NOT  lines the kernel that ran prints, or
+#                 must not print, at boot: the same, from the kernel itself
+#   KUNIT_OPTS    the kunit.py options of its builds and runs
+# default: every suite, with lockdep and the atomic-sleep check.
+# nopc: the peer-memory suites (and the leak scan, which must run last) on
+# PREEMPT_NONE without PREEMPT_COUNT (see its kunitconfig's comment).
+KUNIT_CONFIGS=(default nopc)
+kunit_config() {
+	case $1 in
+	default)
+		KCONF_LABEL=kunit
+		KCONF_FILE=drivers/gpu/drm/amd/amdgpu/tests/.kunitconfig
+		KCONF_DIR=.kunit
+		KCONF_LOGS=$BUILD/kunit
+		KCONF_SUITES=('*')
+		KCONF_GLOB=
+		KCONF_OFF=()
+		# lockdep_init() prints its stack-trace memory only with
+		# PROVE_LOCKING (kernel/locking/lockdep.c); preempt_dynamic_init()
+		# the mode with PREEMPT_DYNAMIC, hence PREEMPT_COUNT
+		# (kernel/sched/core.c)
+		KCONF_BOOT_HAS=("memory used for stack traces:" "Dynamic Preempt:")
+		KCONF_BOOT_NOT=() ;;
+	nopc)
+		KCONF_LABEL="kunit (no PREEMPT_COUNT)"
+		KCONF_FILE=drivers/gpu/drm/amd/amdgpu/tests/no-preempt-count.kunitconfig
+		KCONF_DIR=.kunit-nopc
+		KCONF_LOGS=$BUILD/kunit-nopc
+		KCONF_SUITES=('amdgpu_peer*' 'amdgpu_rdma*' amdgpu_kunit_kmemleak)
+		# amdgpu_ then ku(nit), pe(er) or rd(ma); kunit-result.py fails
+		# the run if it matches a suite KCONF_SUITES does not name
+		KCONF_GLOB='amdgpu_[kpr][ued]*'
+		KCONF_OFF=(PREEMPT_COUNT PREEMPTION PROVE_LOCKING DEBUG_ATOMIC_SLEEP)
+		# see default; lockdep itself is there (DEBUG_LOCK_ALLOC)
+		KCONF_BOOT_HAS=("Lock dependency validator:")
+		KCONF_BOOT_NOT=("memory used for stack traces:" "Dynamic Preempt:") ;;
+	*) die "no KUnit configuration '$1' (there are: ${KUNIT_CONFIGS[*]})" ;;
+	esac
+	KCONF_NAME=$1
+	KUNIT_OPTS=(--arch=x86_64 --kunitconfig="$KCONF_FILE"
+		--build_dir="$KCONF_DIR" --jobs="$JOBS" --make_options "CC=$KCC")
+}
+# The options every kunit.py build and run of the default configuration
+# shares (make kernel, make mutate, make bench, the self-test's boots).
+kunit_config default
 
 # result <status> <what>: print one check's PASS/FAIL line; a failure sets
 # $fail for the caller's exit status.

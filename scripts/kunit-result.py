@@ -3,28 +3,34 @@
 """Count KUnit results in a raw kernel log, and check them against what
 should have run.
 
-    kunit-result.py RAW_LOG [--tests DIR] [--filter GLOB] [--allowed-skips FILE]
+    kunit-result.py RAW_LOG [--label LABEL] [--tests DIR] [--filter GLOB]
+                    [--suites GLOB...] [--allowed-skips FILE]
                     [--very-slow-filtered]
 
 Prints "passed failed skipped": the leaf test cases (each parameter of a
 parameterised case is one) that passed, failed and were skipped. Each
-problem below adds one failure and prints a line "FAIL kunit: ..." on
-stderr:
+problem below adds one failure and prints a line "FAIL LABEL: ..." on
+stderr (LABEL names the configuration; default "kunit"):
 
 - a kernel splat (lockdep, KASAN, BUG, WARNING, sleeping in atomic
   context, a hung task, a soft lockup, an RCU stall, UBSAN, an object
   that the amdgpu_kunit_kmemleak suite found leaked) anywhere in the log;
 - the per-case deadline of scripts/kunit-watch.py (no result for too
-  long): the suite and the last case that finished are named;
+  long): the suite and the last case that finished are named; and its
+  boot deadline (no KTAP output that long after the kernel started), and
+  a run it was told to stop (a signal);
 - the amdgpu_kunit_kmemleak suite not being the last suite that ran, when
   it ran (the leaks of the suites after it would go unchecked);
 - no top-level KTAP plan (the test kernel printed no results), or fewer
   suites finished than the plan announced (the log ends early: a hang,
   a reboot, a panic);
-- a suite registered in DIR (the kunit_test_suite()s of its *.c files)
-  and matched by GLOB (kunit.py's filter, suite part) that reported
-  nothing; with --very-slow-filtered (the run filtered on speed>very_slow)
-  a suite marked KUNIT_SPEED_VERY_SLOW is not expected;
+- a suite registered in DIR (the kunit_test_suite()s of its *.c files),
+  matched by GLOB (kunit.py's filter, suite part) and by one of the
+  --suites globs (the suites the configuration runs; default all), that
+  reported nothing; with --very-slow-filtered (the run filtered on
+  speed>very_slow) a suite marked KUNIT_SPEED_VERY_SLOW is not expected;
+- a suite that ran although no --suites glob names it (the filter glob
+  of the configuration matched more than it should);
 - a suite whose cases do not add up to its plan, or that did not finish;
 - kunit.py's QEMU timeout;
 - a skipped case that FILE does not allow (one fnmatch pattern of
@@ -61,6 +67,8 @@ PLAN = re.compile(r"^1\.\.(\d+)$")
 SUBTEST = re.compile(r"^# Subtest: (.*)$")
 TIMEOUT = re.compile(r"timed out after [0-9.]+ seconds")
 DEADLINE = re.compile(r"^kunit-watch: no KUnit result for ([0-9]+) s")
+BOOT_DEADLINE = re.compile(r"^kunit-watch: no KTAP output ([0-9]+) s after")
+STOPPED = re.compile(r"^kunit-watch: stopped by signal ([0-9]+)")
 LEAK_SUITE = "amdgpu_kunit_kmemleak"
 SUITE_DEF = re.compile(r"static struct kunit_suite (\w+) = \{(.*?)\n\};", re.S)
 SUITE_REG = re.compile(r"kunit_test_suites?\(([^)]*)\)")
@@ -109,6 +117,8 @@ def main():
     ap.add_argument("log")
     ap.add_argument("--tests")
     ap.add_argument("--filter", default="")
+    ap.add_argument("--suites", nargs="+", default=["*"])
+    ap.add_argument("--label", default="kunit")
     ap.add_argument("--allowed-skips")
     ap.add_argument("--very-slow-filtered", action="store_true")
     args = ap.parse_args()
@@ -136,6 +146,13 @@ def main():
                             "stopped making progress after %s"
                             % (m.group(1), suite or "(none started)",
                                "case " + last_case if last_case else "the suite began"))
+        m = BOOT_DEADLINE.match(line)
+        if m:
+            problems.append("no KTAP output %s s after the test kernel started (the boot "
+                            "deadline): it hung or looped before its first suite" % m.group(1))
+        m = STOPPED.match(line)
+        if m:
+            problems.append("the run was stopped from outside (signal %s)" % m.group(1))
         if INIT_FAILED.search(line):
             problems.append("a suite's init failed: " + line.strip())
         text = line.strip()
@@ -196,8 +213,13 @@ def main():
         glob_suite = args.filter.split(".", 1)[0] or "*"
         for name in sorted(registered_suites(args.tests, problems,
                                              args.very_slow_filtered)):
-            if fnmatch.fnmatchcase(name, glob_suite) and name not in suites:
+            if fnmatch.fnmatchcase(name, glob_suite) and name not in suites and \
+                    any(fnmatch.fnmatchcase(name, g) for g in args.suites):
                 problems.append("suite %s reported nothing" % name)
+    for name in order:
+        if not any(fnmatch.fnmatchcase(name, g) for g in args.suites):
+            problems.append("suite %s ran, but this configuration runs only %s"
+                            % (name, " ".join(args.suites)))
     if LEAK_SUITE in suites and order[-1] != LEAK_SUITE:
         problems.append("suite %s ran before %s: the leaks of the suites after it "
                         "were not checked" % (LEAK_SUITE, order[-1]))
@@ -210,7 +232,7 @@ def main():
             problems.append("suite %s did not finish" % name)
 
     for p in problems:
-        print("FAIL kunit: " + p, file=sys.stderr)
+        print("FAIL %s: %s" % (args.label, p), file=sys.stderr)
     print(passed, failed + len(problems), skipped)
 
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Run a KUnit command with a deadline on each result.
 
-    kunit-watch.py --deadline SECONDS --log FILE -- COMMAND...
+    kunit-watch.py --deadline SECONDS [--boot-deadline SECONDS] --log FILE
+                   -- COMMAND...
 
 Copies COMMAND's output (stdout and stderr) to FILE line by line. When no
 KTAP result line ("ok N ..." or "not ok N ...", at any depth) has come for
@@ -14,14 +15,23 @@ killed, and FILE gets the line
     kunit-watch: no KUnit result for N s (the per-case deadline): stopped
 
 which scripts/kunit-result.py turns into a failure naming the suite and
-the last case that finished. Before the test kernel prints its first KTAP
-line (while kunit.py configures, builds and boots) no deadline applies:
-kunit.py's own --timeout covers that.
+the last case that finished. While kunit.py configures and builds no
+deadline applies; from its "Starting KUnit Kernel" line the test kernel
+has --boot-deadline seconds (default 300) to print its first KTAP line,
+or it is stopped the same way, with the line
+
+    kunit-watch: no KTAP output N s after the test kernel started (the boot deadline): stopped
+
+(a kernel that hangs or loops at boot costs minutes, not kunit.py's
+--timeout).
 
 The deadline is not a measurement: it only has to be far above the
 longest wait for one result that a working case causes (the last line of
 FILE says what it was in this run), and far below kunit.py's timeout.
-Exit status: COMMAND's, or 124 when the deadline stopped it.
+Exit status: COMMAND's, or 124 when the deadline stopped it. Killed by
+SIGTERM, SIGINT or SIGHUP (an outer timeout, ^C), it kills COMMAND's
+process group first (QEMU is not left running) and exits 128 + the
+signal.
 """
 import argparse
 import os
@@ -34,11 +44,13 @@ import time
 
 RESULT = re.compile(r"^(?:\[[^\]]*\]\s*)*\s*(ok|not ok) \d+ ")
 KTAP = re.compile(r"^(?:\[[^\]]*\]\s*)*\s*(KTAP version|TAP version)")
+BOOT = re.compile(r"^\[[0-9:]+\] Starting KUnit Kernel")
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--deadline", type=float, required=True)
+    ap.add_argument("--boot-deadline", type=float, default=300)
     ap.add_argument("--log", required=True)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     args = ap.parse_args()
@@ -47,18 +59,41 @@ def main():
     child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              env=env, start_new_session=True)
     out = open(args.log, "w")
+
+    def stop(signum, frame):
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait(timeout=10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+        out.write("kunit-watch: stopped by signal %d\n" % signum)
+        out.close()
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
     since = None       # when the last result (or the KTAP header) came
+    booted = None      # when kunit.py started the kernel, until KTAP
     longest = 0.0
     stopped = False
     pending = b""
     fd = child.stdout.fileno()
     while True:
-        wait = None if since is None else max(0.0, since + args.deadline - time.monotonic())
+        if since is not None:
+            wait = max(0.0, since + args.deadline - time.monotonic())
+        elif booted is not None:
+            wait = max(0.0, booted + args.boot_deadline - time.monotonic())
+        else:
+            wait = None
         ready, _, _ = select.select([fd], [], [], wait)
         now = time.monotonic()
         if not ready:
-            out.write("kunit-watch: no KUnit result for %d s (the per-case deadline): "
-                      "stopped\n" % args.deadline)
+            if since is not None:
+                out.write("kunit-watch: no KUnit result for %d s (the per-case deadline): "
+                          "stopped\n" % args.deadline)
+            else:
+                out.write("kunit-watch: no KTAP output %d s after the test kernel started "
+                          "(the boot deadline): stopped\n" % args.boot_deadline)
             out.flush()
             os.killpg(child.pid, signal.SIGKILL)
             stopped = True
@@ -71,6 +106,8 @@ def main():
         for raw in lines:
             line = raw.decode("utf-8", "replace")
             out.write(line + "\n")
+            if booted is None and BOOT.match(line):
+                booted = now
             if RESULT.match(line) or (since is None and KTAP.match(line)):
                 if since is not None:
                     longest = max(longest, now - since)

@@ -29,10 +29,11 @@ that operator on that line from 1: stable while the file does not change.
 Sampling is random.Random(seed).sample() over the sorted list.
 
 Usage:
-  mutants-op.py list [--tree T] [--sample N] [--seed S] [--equivalent F]
-                     [FILE...]
+  mutants-op.py list [--tree T] [--select G] [--sample N] [--seed S]
+                     [--equivalent F] [FILE...]
         one line per mutant: ID <TAB> the line <TAB> the line as it becomes
-        <TAB> "listed" if F lists it as equivalent (for that line)
+        <TAB> "listed" if F lists it as equivalent (for that line); the
+        mutants whose ID matches G (default all), N of them if N is given
   mutants-op.py write --tree T --out PATH ID [FILE]
         write the mutated file to PATH
   mutants-op.py write-all --tree T --out DIR FILE
@@ -41,15 +42,31 @@ Usage:
         a git diff of the mutant against the tree, on stdout
   mutants-op.py suites ID
         the KUnit filter globs that must catch a mutant of its file
-  mutants-op.py report [--equivalent F] [--goal P] [--glob G] RESULTS
+  mutants-op.py boot-glob --tests DIR [--very-slow-filtered] ID
+        one kunit.py filter glob that runs, in one boot, every suite of
+        DIR (the tests' sources) that those globs match and the leak
+        check amdgpu_kunit_kmemleak (linked last, so it runs last): the
+        kernel takes a single glob, so it is the common prefix of their
+        names and a character class for each of the next characters,
+        until it matches no other suite (or their names end); the
+        suites it matches beyond those go to stderr (they run too)
+  mutants-op.py report [--equivalent F] [--goal P] [--glob G]
+                       [--sample UNIVERSE] RESULTS
         the kill score per file of a run, from RESULTS (lines of ID <TAB>
         verdict <TAB> original line <TAB> mutated line <TAB> detail, the
-        verdict one of killed, timeout, stillborn, survived), with PASS /
-        FAIL lines: FAIL on a survivor that F does not list, on a score
-        under P percent of the mutants neither stillborn nor equivalent,
-        and on an entry of F (whose ID matches G) that names a mutant of a
-        file in RESULTS that is killed, not generated, or does not mutate
-        the line it names
+        verdict one of killed, timeout, stillborn, survived, listed), with
+        PASS / FAIL lines: FAIL on a survivor that F does not list, on a
+        score under P percent of the mutants neither stillborn nor
+        equivalent, and on an entry of F (whose ID matches G) that names a
+        mutant of a file in RESULTS that is killed, not generated, or does
+        not mutate the line it names.
+        With --sample (a sampled run; UNIVERSE is "list" output for every
+        mutant of the files sampled from), the score per file is printed
+        without a verdict, and one PASS / FAIL line judges the score of
+        the whole sample against P, listing its survivors: a file with two
+        mutants in the sample does not fail the run on one survivor. The
+        entries of F are checked against UNIVERSE (they name a mutant, of
+        that line) and, for those in the sample, against the run (killed)
 FILEs are paths relative to the tree (default: the files below).
 
 The list of equivalent mutants (scripts/mutants-equivalent) has a line
@@ -467,9 +484,11 @@ def read_equivalent(path):
     return out
 
 
-def report(results, equiv_path, goal, glob='*'):
-    """Print the kill score per file; return whether the run passes."""
+def report(results, equiv_path, goal, glob='*', universe=None):
+    """Print the kill score per file (and, for a sample, of the whole
+    sample); return whether the run passes."""
     equiv = read_equivalent(equiv_path)
+    whole = {'n': 0, 'killed': 0, 'tmo': 0, 'still': 0, 'eq': 0, 'surv': []}
     per = {}
     order = []
     with open(results) as fh:
@@ -502,7 +521,7 @@ def report(results, equiv_path, goal, glob='*'):
             else:
                 surv.append((ident, orig, mutated))
         notrun = sum(v == 'listed' for _, v, _, _, _ in per[base])
-        print(f'mutants {base}: {n} generated, {killed} killed ({tmo} by timeout), '
+        print(f'mutants {base}: {n} generated, {killed} killed ({tmo} by timeout or deadline), '
               f'{still} stillborn, {len(eq)} equivalent (listed'
               f'{f", {notrun} of them not run" if notrun else ""}), {len(surv)} survived')
         for ident, mutated, why in eq:
@@ -511,16 +530,53 @@ def report(results, equiv_path, goal, glob='*'):
             print(f'  SURVIVED {ident}: {orig}  =>  {mutated}')
         live = n - still - len(eq)
         pct = killed * 100 // live if live else 100
-        if surv or pct < goal:
+        whole['n'] += n
+        whole['killed'] += killed
+        whole['tmo'] += tmo
+        whole['still'] += still
+        whole['eq'] += len(eq)
+        whole['surv'] += surv
+        if universe is not None:
+            print(f'  score of {base} in this sample: {killed} of {live} killed ({pct}%)')
+        elif surv or pct < goal:
             ok = False
             print(f'FAIL mutants of {base}: {killed} of {live} killed ({pct}%, goal {goal}%), '
                   f'{len(surv)} survivor(s) neither killed nor listed in scripts/mutants-equivalent')
         else:
             print(f'PASS mutants of {base}: {killed} of {live} killed ({pct}%, goal {goal}%), '
                   'every survivor listed as equivalent')
+    if universe is not None:
+        live = whole['n'] - whole['still'] - whole['eq']
+        pct = whole['killed'] * 100 // live if live else 100
+        print(f'mutants in the sample: {whole["n"]} generated, {whole["killed"]} killed '
+              f'({whole["tmo"]} by timeout or deadline), {whole["still"]} stillborn, '
+              f'{whole["eq"]} equivalent (listed), {len(whole["surv"])} survived')
+        for ident, orig, mutated in whole['surv']:
+            print(f'  survivor {ident}: {orig}  =>  {mutated}')
+        if not live or pct < goal:
+            ok = False
+            print(f'FAIL mutants of the sample: {whole["killed"]} of {live} killed ({pct}%, '
+                  f'goal {goal}%); survivors above')
+        else:
+            print(f'PASS mutants of the sample: {whole["killed"]} of {live} killed ({pct}%, '
+                  f'goal {goal}%); {len(whole["surv"])} survivor(s) above, neither '
+                  'killed nor listed as equivalent')
     stale = []
     for ident, (line, why) in sorted(equiv.items()):
         base = ident.split(':', 1)[0]
+        if universe is not None:
+            # A sample: every entry of the files sampled from names a
+            # mutant of its line; those in the sample are not killed
+            if base not in universe['files']:
+                continue
+            if ident not in universe['ids']:
+                stale.append(f'{ident} names no mutant (the file changed?)')
+            elif universe['ids'][ident] != line:
+                stale.append(f'{ident} no longer mutates "{line}" but '
+                             f'"{universe["ids"][ident]}"')
+            elif ident in seen and seen[ident][0] in ('killed', 'timeout'):
+                stale.append(f'{ident} is killed: it is not equivalent')
+            continue
         if base not in per or not fnmatch.fnmatchcase(ident, glob):
             continue
         if ident not in seen:
@@ -539,6 +595,55 @@ def report(results, equiv_path, goal, glob='*'):
     return ok
 
 
+LEAK_SUITE = 'amdgpu_kunit_kmemleak'
+
+
+def registered_suites(test_dir, very_slow_filtered):
+    """The suites test_dir registers, as scripts/kunit-result.py reads them."""
+    import importlib.util
+    sys.dont_write_bytecode = True
+    spec = importlib.util.spec_from_file_location(
+        'kunit_result', os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                     'kunit-result.py'))
+    kr = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kr)
+    problems = []
+    names = kr.registered_suites(test_dir, problems, very_slow_filtered)
+    if problems:
+        sys.exit('mutants-op.py: ' + '; '.join(problems))
+    return names
+
+
+def boot_glob(globs, test_dir, very_slow_filtered):
+    """One glob for the suites globs match and the leak check; see boot-glob."""
+    if not test_dir:
+        sys.exit('mutants-op.py: boot-glob needs --tests DIR')
+    reg = registered_suites(test_dir, very_slow_filtered)
+    want = {r for r in reg if any(fnmatch.fnmatchcase(r, g) for g in globs)}
+    for g in globs:
+        if not any(fnmatch.fnmatchcase(r, g) for r in reg):
+            sys.exit(f'mutants-op.py: {g} matches no registered suite')
+    if LEAK_SUITE not in reg:
+        sys.exit(f'mutants-op.py: no suite {LEAK_SUITE} in {test_dir}')
+    want.add(LEAK_SUITE)
+    prefix = os.path.commonprefix(sorted(want))
+    glob = prefix + '*'
+    k = len(prefix)
+    while k < min(len(w) for w in want):
+        if {r for r in reg if fnmatch.fnmatchcase(r, glob)} == want:
+            break
+        classes = glob[:-1] + '[' + ''.join(sorted({w[k] for w in want})) + ']'
+        glob = classes + '*'
+        k += 1
+    extra = sorted(r for r in reg if fnmatch.fnmatchcase(r, glob) and r not in want)
+    if extra:
+        print(f'mutants-op.py: {glob} also runs {" ".join(extra)}', file=sys.stderr)
+    missing = sorted(w for w in want if not fnmatch.fnmatchcase(w, glob))
+    if missing:
+        sys.exit(f'mutants-op.py: {glob} misses {" ".join(missing)}')
+    return glob
+
+
 def sample(items, n, seed):
     items = sorted(items, key=lambda x: (x[0], x[2][1], x[2][0]))
     if n is None or n >= len(items):
@@ -550,7 +655,7 @@ def sample(items, n, seed):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('cmd', choices=['list', 'write', 'write-all', 'patch', 'suites',
-                                    'report'])
+                                    'boot-glob', 'report'])
     ap.add_argument('args', nargs='*')
     ap.add_argument('--tree', default='.')
     ap.add_argument('--out')
@@ -559,13 +664,18 @@ def main():
     ap.add_argument('--equivalent')
     ap.add_argument('--goal', type=int, default=90)
     ap.add_argument('--glob', default='*')
+    ap.add_argument('--universe')
+    ap.add_argument('--select', default='*')
+    ap.add_argument('--tests')
+    ap.add_argument('--very-slow-filtered', action='store_true')
     a = ap.parse_intermixed_args()
     files = list(FILES)
     if a.cmd == 'list':
         if a.args:
             files = a.args
         equiv = read_equivalent(a.equivalent)
-        for f, src, m in sample(all_ids(a.tree, files), a.sample, a.seed):
+        chosen = [x for x in all_ids(a.tree, files) if fnmatch.fnmatchcase(x[2][0], a.select)]
+        for f, src, m in sample(chosen, a.sample, a.seed):
             orig = original_line(src, m)
             listed = 'listed' if equiv.get(m[0], ('',))[0] == orig else ''
             print(f'{m[0]}\t{orig}\t{mutated_line(src, m)}\t{listed}')
@@ -582,17 +692,31 @@ def main():
     if a.cmd == 'report':
         if len(a.args) != 1:
             ap.error('report takes a results file')
-        return 0 if report(a.args[0], a.equivalent, a.goal, a.glob) else 1
+        universe = None
+        if a.sample:
+            ap.error('report takes --universe FILE, not --sample')
+        if a.universe:
+            universe = {'files': set(), 'ids': {}}
+            with open(a.universe) as fh:
+                for l in fh:
+                    f = l.rstrip('\n').split('\t')
+                    if len(f) >= 2:
+                        universe['ids'][f[0]] = ' '.join(f[1].split())
+                        universe['files'].add(f[0].split(':', 1)[0])
+        return 0 if report(a.args[0], a.equivalent, a.goal, a.glob, universe) else 1
     if not a.args:
         ap.error(f'{a.cmd} takes a mutant ID')
     ident = a.args[0]
     if a.args[1:]:
         files = a.args[1:]
-    if a.cmd == 'suites':
+    if a.cmd in ('suites', 'boot-glob'):
         base = ident.split(':', 1)[0]
         for f, g in FILES.items():
             if os.path.basename(f) == base:
-                print(' '.join(g))
+                if a.cmd == 'suites':
+                    print(' '.join(g))
+                else:
+                    print(boot_glob(g, a.tests, a.very_slow_filtered))
                 return 0
         sys.exit(f'mutants-op.py: no suites for {base}')
     f, src, m = find(a.tree, ident, files)

@@ -17,7 +17,7 @@
 #              the line it mutates and why no test can tell it apart;
 #   SURVIVED   it survives and is not listed: a gap in the tests.
 # Prints a line per mutant, then per file
-#   mutants <file>: N generated, N killed (N by timeout), N stillborn,
+#   mutants <file>: N generated, N killed (N by timeout or deadline), N stillborn,
 #   N equivalent (listed), N survived
 # and PASS/FAIL lines for make check: FAIL on any unlisted survivor, on a
 # kill score under the goal (90% of the mutants that are not stillborn or

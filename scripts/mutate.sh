@@ -6,7 +6,8 @@
 # turn: apply it to the applied series in $BUILD/linux, rebuild the test
 # kernel incrementally, run the KUnit suites its "Suites:" line names, and
 # revert it. A mutant is killed when a case fails, the kernel splats or
-# crashes, or the run times out; it SURVIVED when everything passes.
+# crashes, or the run stops making progress; it SURVIVED when everything
+# passes.
 #
 # Prints "mutant <name>: killed" or "mutant <name>: SURVIVED" per mutant,
 # then "N mutants, N killed, N survived"; exits non-zero if any survived,
@@ -23,17 +24,37 @@
 # negated conditions, shifted boundaries, error returns made 0, deleted
 # unlocks, puts, frees and register writes, changed constants), sampled
 # with a fixed seed (MUTANTS_SEED) across amdgpu_spm.c, amdgpu_spm_drain.c,
-# amdgpu_spm_buf.c, amdgpu_profiler.c, amdgpu_peer_reg.c and amdgpu_rdma.c,
-# each against the KUnit suites of its file (mutants-op.py suites; or
-# MUTANTS_SUITES='<globs>' for all). A mutant that does not build is
-# stillborn, counted apart; one that survives must be listed, with why, in
-# scripts/mutants-equivalent. Prints a line per mutant and, per file,
-# "mutants <file>: N generated, N killed (N by timeout), N stillborn,
-# N equivalent (listed), N survived" with a PASS/FAIL line (goal:
-# MUTANTS_GOAL percent killed, default 80). MUTANTS_DRY_RUN=1 generates
-# and checks that each mutant applies (git apply --check), builds nothing.
-# A mutant scripts/mutants-equivalent lists is not run (MUTANTS_ALL=1 runs
-# it). name-glob then selects mutant IDs (e.g. 'amdgpu_rdma.c:*').
+# amdgpu_spm_vmid.c, amdgpu_spm_buf.c, amdgpu_profiler.c,
+# amdgpu_peer_reg.c and amdgpu_rdma.c (MUTANTS_SAMPLE=all: every one).
+# Each runs in one boot the KUnit suites of its file (mutants-op.py suites)
+# and the leak check amdgpu_kunit_kmemleak after them, so that a deleted
+# free or put is killed by the leak it leaves (mutants-op.py boot-glob;
+# or MUTANTS_SUITES='<glob>', one kunit.py filter glob).
+# A mutant that does not build is stillborn, counted apart; one that
+# survives is listed in the output, and is either killed by a new case or
+# listed, with why no test can tell it apart, in scripts/mutants-equivalent.
+# Prints a line per mutant, per file "mutants <file>: N generated, N killed
+# (N by timeout or deadline), N stillborn, N equivalent (listed), N survived"
+# and its score, then the score of the whole sample with its survivors and one
+# PASS/FAIL line: the run passes when MUTANTS_GOAL percent (default 80) of
+# the sample's mutants that are neither stillborn nor equivalent are
+# killed (a file with two mutants in the sample does not fail it on one
+# survivor), and when the entries of scripts/mutants-equivalent for these
+# files still name their line and none in the sample is killed.
+# MUTANTS_DRY_RUN=1 generates and checks that each mutant applies (git
+# apply --check) and names the boot's glob, builds nothing. A mutant
+# scripts/mutants-equivalent lists is not run, unless MUTANTS_ALL=1: then
+# it runs, and an entry that a test now kills fails the run. name-glob
+# selects mutant IDs before sampling (e.g. 'amdgpu_rdma.c:*', or one ID to
+# run that mutant alone).
+#
+# Before the sampled mutants, each of their boots runs on the unmutated
+# tree, which must pass (else every mutant would count as killed);
+# MUTANTS_BASELINE=0 skips that.
+# Both modes stop a run that stops making progress: when no KUnit result
+# has come for MUTANT_DEADLINE seconds (default 240, scripts/kunit-watch.py)
+# the mutant is killed "by deadline", minutes after it hung; the build and
+# boot together have MUTANT_TIMEOUT seconds (default 1800).
 . "$(dirname "$0")/common.sh"
 
 "$TOP/scripts/series.sh"
@@ -44,34 +65,48 @@ mkdir -p "$BUILD/mutate"
 pat=${1:-*}
 n=0 killed=0 survived=0 broken=0
 started=$(date +%s)
+deadline=${MUTANT_DEADLINE:-240}
+limit=${MUTANT_TIMEOUT:-1800}
+tests=$KTREE/drivers/gpu/drm/amd/amdgpu/tests
 
 # run_kunit <name> <glob>...: the mutant applied, build and run each glob
-# in turn; sets verdict (killed, SURVIVED, BROKEN: does not build or runs
-# no case; killed_by: timeout or the glob that failed)
+# in turn, each in one boot under the per-case deadline; sets verdict
+# (killed, SURVIVED, BROKEN: does not build or runs no case) and
+# killed_by (deadline, timeout or the glob that failed)
 run_kunit() {
-	local name=$1 g rc p f s
+	local name=$1 g rc p f raw=$BUILD/mutate/$1.raw
 	shift
 	verdict=SURVIVED
 	killed_by=
 	: > "$BUILD/mutate/$name.log"
 	for g in "$@"; do
 		set +e
-		locked timeout "${MUTANT_TIMEOUT:-900}" python3 tools/testing/kunit/kunit.py run \
+		locked timeout "$limit" python3 "$TOP/scripts/kunit-watch.py" \
+			--deadline "$deadline" --log "$raw" -- \
+			python3 tools/testing/kunit/kunit.py run \
 			"${KUNIT_OPTS[@]}" --qemu_args="-smp 2 -m 2048" \
-			--kernel_args=hugepages=4 --timeout="${MUTANT_TIMEOUT:-900}" \
-			--raw_output=all "$g" > "$BUILD/mutate/$name.raw" 2>&1
+			--kernel_args=hugepages=4 --timeout="$limit" \
+			--filter 'speed>very_slow' --raw_output=all "$g" > /dev/null 2>&1
 		rc=$?
 		set -e
-		cat "$BUILD/mutate/$name.raw" >> "$BUILD/mutate/$name.log"
-		if grep -q 'ERROR:root:\|make: \*\*\*\|error: ' "$BUILD/mutate/$name.raw" &&
-		   ! grep -q 'KTAP version\|TAP version' "$BUILD/mutate/$name.raw"; then
+		cat "$raw" >> "$BUILD/mutate/$name.log"
+		if grep -q 'ERROR:root:\|make: \*\*\*\|error: ' "$raw" &&
+		   ! grep -q 'KTAP version\|TAP version' "$raw"; then
 			verdict=BROKEN
 			break
 		fi
 		# The same accounting as make check's, its reasons in the log
-		read -r p f s < <(python3 "$TOP/scripts/kunit-result.py" "$BUILD/mutate/$name.raw" \
-			--tests "$KTREE/drivers/gpu/drm/amd/amdgpu/tests" --filter "$g" \
+		read -r p f _ < <(python3 "$TOP/scripts/kunit-result.py" "$raw" \
+			--tests "$tests" --filter "$g" --very-slow-filtered \
 			--allowed-skips "$TOP/scripts/kunit-allowed-skips" 2>> "$BUILD/mutate/$name.log")
+		if grep -q '^kunit-watch: no KUnit result' "$raw"; then
+			verdict=killed killed_by=deadline
+			break
+		fi
+		if grep -q '^kunit-watch: no KTAP output' "$raw"; then
+			verdict=killed killed_by=boot-deadline
+			break
+		fi
 		if [ "$rc" = 124 ] || [ "${f:-0}" != 0 ]; then
 			verdict=killed
 			if [ "$rc" = 124 ]; then killed_by=timeout; else killed_by=$g; fi
@@ -92,49 +127,80 @@ if [ -n "${MUTANTS_SAMPLE:-}" ]; then
 	mkdir -p "$op"
 	results=$op/results.tsv
 	: > "$results"
-	seed=()
+	seed=() sample=()
 	[ -z "${MUTANTS_SEED:-}" ] || seed=(--seed "$MUTANTS_SEED")
-	python3 "$gen" list --tree "$KTREE" --sample "$MUTANTS_SAMPLE" "${seed[@]}" \
+	[ "$MUTANTS_SAMPLE" = all ] || sample=(--sample "$MUTANTS_SAMPLE")
+	# Every mutant of the files (to check the equivalents' entries), then
+	# those the glob selects, sampled
+	python3 "$gen" list --tree "$KTREE" > "$op/universe"
+	python3 "$gen" list --tree "$KTREE" --select "$pat" "${sample[@]}" "${seed[@]}" \
 		--equivalent "$TOP/scripts/mutants-equivalent" > "$op/list"
-	log "$(wc -l < "$op/list") operator mutants sampled (mutants-op.py, seed ${MUTANTS_SEED:-default})"
+	log "$(wc -l < "$op/list") operator mutants (mutants-op.py, ${pat:+IDs $pat, }sample ${MUTANTS_SAMPLE}, seed ${MUTANTS_SEED:-default})"
 	notapply=0
+	# Each mutant's boot glob (one per file), and the globs of the sample
+	declare -A globof=()
+	globs=()
+	while IFS=$'\t' read -r id _; do
+		if [ -n "${MUTANTS_SUITES:-}" ]; then
+			g=$MUTANTS_SUITES
+		elif ! g=$(python3 "$gen" boot-glob --tests "$tests" --very-slow-filtered \
+				"$id" 2> "$op/${id//:/_}.glob"); then
+			continue
+		fi
+		globof[$id]=$g
+		[[ " ${globs[*]} " == *" $g "* ]] || globs+=("$g")
+	done < "$op/list"
+	# A tree that fails unmutated would "kill" every mutant: run each glob
+	# on it first (MUTANTS_BASELINE=0 skips this)
+	if [ -z "${MUTANTS_DRY_RUN:-}" ] && [ "${MUTANTS_BASELINE:-1}" != 0 ]; then
+		for g in "${globs[@]}"; do
+			log "unmutated tree: $g"
+			run_kunit "baseline" "$g"
+			if [ "$verdict" != SURVIVED ]; then
+				echo "FAIL mutants: the unmutated tree does not pass $g (${killed_by:-$verdict}; see $BUILD/mutate/baseline.log): no mutant can be judged"
+				exit 1
+			fi
+			echo "unmutated tree: $g passes"
+		done
+	fi
 	while IFS=$'\t' read -r id orig mutated listed; do
-		# shellcheck disable=SC2053 # $pat is a glob
-		[[ $id == $pat ]] || continue
 		n=$((n + 1))
 		safe=${id//:/_}
 		python3 "$gen" patch --tree "$KTREE" "$id" > "$op/$safe.patch"
-		if [ -n "${MUTANTS_SUITES:-}" ]; then
-			read -r -a globs <<< "$MUTANTS_SUITES"
-		else
-			read -r -a globs < <(python3 "$gen" suites "$id")
+		if [ -z "${globof[$id]:-}" ]; then
+			echo "mutant $id: no boot glob ($(cat "$op/$safe.glob"))"
+			notapply=$((notapply + 1))
+			continue
 		fi
+		glob=${globof[$id]}
 		if ! git apply --check "$op/$safe.patch" 2> "$op/$safe.apply"; then
 			echo "mutant $id: does not apply (see $op/$safe.apply)"
 			notapply=$((notapply + 1))
 			continue
 		fi
 		if [ -n "$listed" ] && [ -z "${MUTANTS_ALL:-}" ]; then
-			echo "mutant $id: applies; listed as equivalent, not run"
+			echo "mutant $id: applies; listed as equivalent, not run (MUTANTS_ALL=1 runs it)"
 			printf '%s\tlisted\t%s\t%s\t\n' "$id" "$orig" "$mutated" >> "$results"
 			continue
 		fi
 		if [ -n "${MUTANTS_DRY_RUN:-}" ]; then
-			echo "mutant $id: applies; would run ${globs[*]}: $orig  =>  $mutated"
+			echo "mutant $id: applies; would run $glob: $orig  =>  $mutated"
 			continue
 		fi
 		git apply "$op/$safe.patch"
-		log "mutant $id: ${globs[*]}"
-		run_kunit "op-$safe" "${globs[@]}"
+		log "mutant $id: $glob"
+		t0=$(date +%s)
+		run_kunit "op-$safe" "$glob"
 		git apply -R "$op/$safe.patch"
+		took="$(( $(date +%s) - t0 )) s"
 		case $verdict in
 		killed)
-			if [ "$killed_by" = timeout ]; then v=timeout; else v=killed; fi
-			echo "mutant $id: killed ($killed_by)" ;;
-		SURVIVED) v=survived; echo "mutant $id: survived: $mutated" ;;
+			case $killed_by in deadline|boot-deadline|timeout) v=timeout ;; *) v=killed ;; esac
+			echo "mutant $id: killed ($killed_by, $took)" ;;
+		SURVIVED) v=survived; echo "mutant $id: survived ($took): $mutated" ;;
 		BROKEN)
 			if grep -q 'KTAP version\|TAP version' "$BUILD/mutate/op-$safe.raw"; then
-				echo "mutant $id: a suite glob runs no case (${globs[*]}; see $BUILD/mutate/op-$safe.log)"
+				echo "mutant $id: the glob runs no case ($glob; see $BUILD/mutate/op-$safe.log)"
 				notapply=$((notapply + 1))
 				continue
 			fi
@@ -152,10 +218,10 @@ if [ -n "${MUTANTS_SAMPLE:-}" ]; then
 	fi
 	set +e
 	python3 "$gen" report --equivalent "$TOP/scripts/mutants-equivalent" \
-		--goal "${MUTANTS_GOAL:-80}" --glob "$pat" "$results"
+		--goal "${MUTANTS_GOAL:-80}" --universe "$op/universe" "$results"
 	rc=$?
 	set -e
-	echo "$n operator mutants, $(grep -c $'\tkilled\t\|\ttimeout\t' "$results" || true) killed, $notapply broken ($(( $(date +%s) - started )) s)"
+	echo "$n operator mutants, $(grep -c $'\tkilled\t\|\ttimeout\t' "$results" || true) killed, $notapply broken ($(( $(date +%s) - started )) s; results in $results)"
 	[ "$rc" = 0 ] && [ "$notapply" = 0 ]
 	exit
 fi
@@ -180,7 +246,7 @@ for m in "$TOP"/scripts/mutants/$pat.patch; do
 	run_kunit "$name" "${globs[@]}"
 	git apply -R "$m"
 	case $verdict in
-	killed) killed=$((killed + 1)); echo "mutant $name: killed" ;;
+	killed) killed=$((killed + 1)); echo "mutant $name: killed${killed_by:+ ($killed_by)}" ;;
 	SURVIVED) survived=$((survived + 1)); echo "mutant $name: SURVIVED" ;;
 	BROKEN) broken=$((broken + 1))
 		echo "mutant $name: does not build or runs no case (see $BUILD/mutate/$name.log)" ;;

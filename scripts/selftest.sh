@@ -7,19 +7,25 @@
 # scripts/selftest/kunit/ (two suites, alpha with a case and a case of two
 # parameters, beta with one case; tests/two_suites.c registers both),
 # each with the counts ("passed failed skipped") and the line it must give.
+# Then make check's own accounting (scripts/check-lib.sh) with made-up
+# stages, and the real test kernel with cases that go wrong on purpose.
 . "$(dirname "$0")/common.sh"
 dir=$TOP/scripts/selftest/kunit
 fail=0
 
+# SUITES='<globs>' passes --suites (the configuration's suites), LABEL
+# --label (the FAIL lines' prefix).
 verdict() { # verdict <log> <filter> <allowed skips> <want "p f s"> <text> <what>
-	local log=$1 filter=$2 skips=$3 want=$4 text=$5 what=$6 out got
+	local log=$1 filter=$2 skips=$3 want=$4 text=$5 what=$6 out got suites=()
+	[ -z "${SUITES:-}" ] || read -r -a suites <<< "--suites $SUITES"
 	out=$(python3 "$TOP/scripts/kunit-result.py" "$dir/$log" --tests "$dir/${TESTS:-tests}" \
-		--filter "$filter" --allowed-skips "$skips" ${SLOW_FILTERED:+--very-slow-filtered} 2>&1)
+		--filter "$filter" --allowed-skips "$skips" ${SLOW_FILTERED:+--very-slow-filtered} \
+		${LABEL:+--label "$LABEL"} "${suites[@]}" 2>&1)
 	got=$(echo "$out" | tail -n 1)
 	if [ -z "$text" ]; then
 		[ "$got" = "$want" ] && ! echo "$out" | grep -q '^FAIL'
 	else
-		[ "$got" = "$want" ] && echo "$out" | grep -qF -- "FAIL kunit: $text"
+		[ "$got" = "$want" ] && echo "$out" | grep -qF -- "FAIL ${LABEL:-kunit}: $text"
 	fi
 	result $? "kunit-result.py: $what (counted $got, want $want)"
 }
@@ -64,6 +70,133 @@ TESTS=tests-slow SLOW_FILTERED=1 verdict complete.log '' /dev/null '4 0 0' '' \
 verdict skip.log '' /dev/null '3 1 0' 'unexpected skip: alpha.alpha_param/one' \
 	"a skip that no file allows fails the run, and is not counted as skipped"
 verdict skip.log '' "$dir/allowed-skips" '3 0 1' '' "a skip the file allows is counted as skipped"
+verdict boot-deadline.log '' /dev/null '0 4 0' 'no KTAP output 300 s after the test kernel started (the boot deadline)' \
+	"a kernel that hangs at boot fails the run at the boot deadline, named"
+SUITES='alpha beta' verdict missing-suite.log '' /dev/null '3 1 0' 'suite beta reported nothing' \
+	"a configuration's suite that reported nothing fails the run"
+SUITES='alpha' verdict missing-suite.log '' /dev/null '3 0 0' '' \
+	"... and one the configuration does not run is not expected"
+SUITES='alpha' LABEL='kunit (no PREEMPT_COUNT)' verdict complete.log '' /dev/null '4 1 0' \
+	'suite beta ran, but this configuration runs only alpha' \
+	"a suite that ran although the configuration does not name it fails the run, under the configuration's label"
+
+# make check's own accounting (scripts/check-lib.sh, which check.sh
+# sources), driven by made-up stages in a scratch directory instead of the
+# real ones: each way a stage can go wrong must fail the run with the
+# line that says why, and a run where nothing went wrong must pass.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+s=$scratch
+mkdir -p "$s/build"
+printf '#!/bin/sh\necho "PASS one"\necho "SKIP kselftest run: a reason nobody allowed"\n' > "$s/skip-unexpected"
+printf '#!/bin/sh\necho "SKIP kselftest run: no amdgpu device here (made up)"\n' > "$s/skip-allowed"
+printf '#!/bin/sh\necho "PASS one"\n' > "$s/not-executable"
+printf '#!/bin/sh\necho "something went wrong"\nexit 3\n' > "$s/silent-failure"
+echo 'kselftest run: no amdgpu device here*' > "$s/allowed-skips"
+# A made-up scripts/kunit.sh: FAKE_<configuration> says what it does
+cat > "$s/kunit.sh" <<'FAKE'
+#!/bin/bash
+case $KUNIT_CONFIG in default) logs=$BUILD/kunit ;; *) logs=$BUILD/kunit-$KUNIT_CONFIG ;; esac
+v=FAKE_$KUNIT_CONFIG
+case ${!v:-pass} in
+pass) echo "5 0 0" > "$logs.result" ;;
+noresult) echo "the kernel did not build"; exit 2 ;;
+silent) ;;
+exit) echo "5 0 0" > "$logs.result"; exit 1 ;;
+garbage) echo "Traceback (most recent call last):" > "$logs.result"; exit 1 ;;
+esac
+FAKE
+chmod +x "$s/skip-unexpected" "$s/skip-allowed" "$s/silent-failure" "$s/kunit.sh"
+# acct <what> <want status> <want closing line> <commands> [<line>...]:
+# run <commands> with check-lib.sh in a subshell, then its finish; the run
+# must exit with <want status> (0 or 1), end with the closing line, and
+# print each <line>.
+acct() {
+	local what=$1 wrc=$2 want=$3 body=$4 out rc t ok=0 missing=
+	shift 4
+	set +e
+	# (its "==" progress lines on stderr are left out)
+	out=$( { export BUILD=$s/build
+		 ALLOWED_SKIPS=$s/allowed-skips KUNIT_SH=${KSH:-$s/kunit.sh}
+		 . "$TOP/scripts/check-lib.sh"
+		 eval "$body"
+		 finish; } 2>/dev/null)
+	rc=$?
+	set -e
+	[ "$rc" = "$wrc" ] && [ "$(echo "$out" | tail -n 1)" = "$want" ] || ok=1
+	for t; do
+		echo "$out" | grep -qxF -- "$t" || { ok=1; missing="$missing; no line \"$t\""; }
+	done
+	result $ok "check-lib.sh: $what (exit $rc, want $wrc: $(echo "$out" | tail -n 1)$missing)"
+}
+# scripts/kunit-watch.py itself, around made-up commands that stop making
+# progress (one second of deadline each): it must stop them, exit 124 and
+# write the line kunit-result.py reads.
+watch() { # watch <what> <want line> <boot deadline> <shell command>
+	local what=$1 want=$2 boot=$3 cmd=$4 rc t0 took
+	t0=$(date +%s)
+	set +e
+	timeout 60 python3 "$TOP/scripts/kunit-watch.py" --deadline 1 --boot-deadline "$boot" \
+		--log "$s/watch.log" -- bash -c "$cmd" > /dev/null 2>&1
+	rc=$?
+	set -e
+	took=$(( $(date +%s) - t0 ))
+	[ "$rc" = 124 ] && [ "$took" -lt 30 ] && grep -qxF -- "$want" "$s/watch.log"
+	result $? "kunit-watch.py: $what (exit $rc after $took s)"
+}
+watch "a case that stops giving results is stopped at the deadline" \
+	"kunit-watch: no KUnit result for 1 s (the per-case deadline): stopped" 300 \
+	'echo "[00:00:00] Starting KUnit Kernel (1/1)..."; echo "KTAP version 1"; echo "    ok 1 first"; exec sleep 100'
+watch "a kernel that never prints KTAP is stopped at the boot deadline" \
+	"kunit-watch: no KTAP output 2 s after the test kernel started (the boot deadline): stopped" 2 \
+	'echo "[00:00:00] Starting KUnit Kernel (1/1)..."; echo "Linux version"; exec sleep 100'
+
+# An outer timeout (mutate.sh's) or ^C stops kunit-watch.py: what it runs
+# (kunit.py and QEMU, in a session of their own) must not outlive it.
+set +e
+timeout 2 python3 "$TOP/scripts/kunit-watch.py" --deadline 100 --log "$s/watch.log" -- \
+	bash -c "echo \$\$ > $s/watched; exec sleep 100" > /dev/null 2>&1
+rc=$?
+set -e
+sleep 1
+watched=$(cat "$s/watched" 2>/dev/null || echo none)
+# (gone, or a zombie that only waits for init to reap it)
+state=$(ps -o stat= -p "$watched" 2> /dev/null || true)
+[ "$watched" != none ] && [ "${state:-Z}" != "${state#Z}" ] && [ "$rc" = 124 ] &&
+	grep -qx 'kunit-watch: stopped by signal 15' "$s/watch.log"
+result $? "kunit-watch.py: stopped from outside, it stops what it runs (exit $rc, pid $watched)"
+all='for c in "${KUNIT_CONFIGS[@]}"; do kunit_stage "$c"; done'
+acct "an unexpected SKIP line fails the run, named" 1 "1 passed, 1 failed, 0 skipped" \
+	"counted userspace \$BUILD/u.log $s/skip-unexpected" \
+	"FAIL unexpected skip: kselftest run: a reason nobody allowed"
+acct "a SKIP line the file allows is counted as skipped" 0 "0 passed, 0 failed, 1 skipped" \
+	"counted userspace \$BUILD/u.log $s/skip-allowed"
+acct "a stage script that is missing fails the run, named" 1 "0 passed, 1 failed, 0 skipped" \
+	"runnable documentation $s/missing && counted documentation \$BUILD/d.log $s/missing" \
+	"FAIL documentation: $s/missing is missing or not executable"
+acct "a stage script that is not executable fails the run, named" 1 "0 passed, 1 failed, 0 skipped" \
+	"runnable documentation $s/not-executable && counted documentation \$BUILD/d.log $s/not-executable" \
+	"FAIL documentation: $s/not-executable is missing or not executable"
+acct "a stage that fails without a FAIL line fails the run with its last line" 1 \
+	"0 passed, 1 failed, 0 skipped" "counted static \$BUILD/s.log $s/silent-failure" \
+	"FAIL static (exit 3: something went wrong)"
+acct "each KUnit configuration prints its own result line" 0 "10 passed, 0 failed, 0 skipped" \
+	"$all" "kunit: 5 passed, 0 failed, 0 skipped" "kunit (no PREEMPT_COUNT): 5 passed, 0 failed, 0 skipped"
+FAKE_nopc=noresult acct "a configuration whose kernel did not build or boot fails the run, named" 1 \
+	"5 passed, 1 failed, 0 skipped" "$all" \
+	"FAIL kunit (no PREEMPT_COUNT): no result in $s/build/kunit-nopc.result (exit 2)"
+FAKE_nopc=silent acct "... and so does one that left no result, though an earlier run's is there" 1 \
+	"5 passed, 1 failed, 0 skipped" "echo '9 0 0' > \$BUILD/kunit-nopc.result; $all" \
+	"FAIL kunit (no PREEMPT_COUNT): no result in $s/build/kunit-nopc.result (exit 0)"
+FAKE_default=exit acct "a configuration that failed with no failed case fails the run, named" 1 \
+	"10 passed, 1 failed, 0 skipped" "$all" "FAIL kunit: exit 1 with no failure counted"
+FAKE_nopc=garbage acct "a result that is not three counts fails the run" 1 \
+	"5 passed, 1 failed, 0 skipped" "$all" \
+	"FAIL kunit (no PREEMPT_COUNT): no result in $s/build/kunit-nopc.result (exit 1)"
+KSH=$s/missing acct "a missing KUnit script fails each configuration, named" 1 \
+	"0 passed, 2 failed, 0 skipped" "$all" \
+	"FAIL kunit: $s/missing is missing or not executable" \
+	"FAIL kunit (no PREEMPT_COUNT): $s/missing is missing or not executable"
 
 # The same pipeline on the real test kernel (KUNIT_EXEC=1: the one make
 # check's KUnit stage built and ran): amdgpu_kunit_selftest's cases go
@@ -77,7 +210,7 @@ real() { # real <case> <deadline> <what> <text>...
 	shift 3
 	set +e
 	out=$(KUNIT_EXEC=1 KUNIT_VERY_SLOW=1 KUNIT_DEADLINE=$dl \
-		KUNIT_LOGS="$BUILD/selftest-$c" "$TOP/scripts/kunit.sh" \
+		KUNIT_CONFIG=default KUNIT_LOGS="$BUILD/selftest-$c" "$TOP/scripts/kunit.sh" \
 		--kernel_args=amdgpu.kunit_selftest="$c" 'amdgpu_kunit_*' 2>&1)
 	rc=$?
 	set -e

@@ -278,6 +278,29 @@ struct hfi1_pintree {
 	atomic_t waited_for_io;
 	atomic_t puts;
 	atomic_t put_errors;
+	/*
+	 * put_pages() waits for a callback running on another thread
+	 * (AMD_RDMA_CAP_PUT_WAITS_CALLBACK, read when the cache is set up).
+	 * Published hfi1 reads no capability; the model frees a node the
+	 * way amd_rdma.h asks a client to (see hfi1_free_node()).
+	 */
+	bool put_waits;
+	/*
+	 * model: node frees after a put that waited, after a synchronize;
+	 * frees about to synchronize
+	 */
+	atomic_t frees_put_waited;
+	atomic_t frees_synchronized;
+	atomic_t syncing;
+	/* model: callbacks running, and nodes freed while one ran */
+	atomic_t cbs_running;
+	atomic_t freed_in_cb;
+	/*
+	 * model: a hook where remove_amd_pages() is held up before it takes
+	 * the lock (as on pintree->lock), and the callbacks waiting there
+	 */
+	struct completion *cb_gate;
+	atomic_t cbs_waiting;
 };
 
 static void hfi1_pintree_init(struct hfi1_pintree *t, struct rdma_fake *f,
@@ -293,6 +316,8 @@ static void hfi1_pintree_init(struct hfi1_pintree *t, struct rdma_fake *f,
 	refcount_set(&t->ref, 1);	/* init_amd_pintree() */
 	t->use_cache = use_cache;
 	t->limit = SIZE_MAX;		/* amd_cache_size = ~0UL */
+	t->put_waits = amdkfd_rdma_capabilities() &
+		       AMD_RDMA_CAP_PUT_WAITS_CALLBACK;
 }
 
 /* outstanding_io(): the node's krefs beyond the cache's (or safety) one */
@@ -323,8 +348,11 @@ static bool hfi1_pintree_remove(struct hfi1_node *n, struct list_head *list,
 	return true;
 }
 
-/* unpin_amd_node(): reads va/size/table for tracing, then put_pages() */
-static void hfi1_unpin_node(struct hfi1_node *n)
+/*
+ * unpin_amd_node(): reads va/size/table for tracing, then put_pages().
+ * Returns whether it put.
+ */
+static bool hfi1_unpin_node(struct hfi1_node *n)
 {
 	struct hfi1_pintree *t = n->pintree;
 	struct scatterlist *sg;
@@ -332,7 +360,7 @@ static void hfi1_unpin_node(struct hfi1_node *n)
 	int i, ret;
 
 	if (!n->p2p_info)
-		return;
+		return false;
 	va = n->p2p_info->va;
 	va_len = n->p2p_info->size;
 	dma = sg_dma_address(n->p2p_info->pages->sgl);	/* get_dma_addr() */
@@ -343,6 +371,7 @@ static void hfi1_unpin_node(struct hfi1_node *n)
 	atomic_inc(&t->puts);
 	if (ret || !va || !dma || dma_len != va_len)
 		atomic_inc(&t->put_errors);
+	return true;
 }
 
 static void hfi1_node_mmu_unregister(struct hfi1_node *n)
@@ -365,7 +394,26 @@ static void hfi1_free_node(struct work_struct *work)
 		smp_mb();
 		hfi1_node_mmu_unregister(n);
 	}
-	hfi1_unpin_node(n);
+	/*
+	 * Old hfi1's node is its callback's client_priv. It is freed right
+	 * after a put that waits for a running callback; where the put does
+	 * not wait (no AMD_RDMA_CAP_PUT_WAITS_CALLBACK), after
+	 * amdkfd_rdma_synchronize(), in the process context this runs in
+	 * (amd_rdma.h, put_pages()). The #169 workaround puts and frees in
+	 * the interrupt, where no put waits and nothing can: modelled as its
+	 * reporter describes it.
+	 */
+	if (hfi1_unpin_node(n) && t->version == HFI1_OLD && !in_interrupt()) {
+		if (t->put_waits) {
+			atomic_inc(&t->frees_put_waited);
+		} else {
+			atomic_inc(&t->syncing);
+			amdkfd_rdma_synchronize();
+			atomic_inc(&t->frees_synchronized);
+		}
+	}
+	if (atomic_read(&t->cbs_running))
+		atomic_inc(&t->freed_in_cb);
 	refcount_dec(&t->ref);
 	kfree(n);
 }
@@ -421,8 +469,13 @@ static void hfi1_remove_amd_pages(void *data)
 
 	/* The real one does WARN_ONCE(true, "Unexpected callback") here. */
 	atomic_inc(&t->callbacks);
+	atomic_inc(&t->cbs_running);
 	if (in_interrupt())			/* WARN_ON(in_interrupt()) */
 		atomic_inc(&t->callbacks_in_irq);
+	if (t->cb_gate) {
+		atomic_inc(&t->cbs_waiting);
+		wait_for_completion(t->cb_gate);
+	}
 
 	spin_lock(&t->lock);
 	node->invalidated = true;
@@ -444,6 +497,7 @@ static void hfi1_remove_amd_pages(void *data)
 		spin_unlock(&t->lock);
 		atomic_inc(&t->callbacks_not_in_tree);
 	}
+	atomic_dec(&t->cbs_running);
 }
 
 /* amd_mmu_invalidate_cb(), current hfi1 */
@@ -796,6 +850,26 @@ static const struct hfi1_case hfi1_evict_cases[] = {
 KUNIT_ARRAY_PARAM(hfi1_evict, hfi1_evict_cases, hfi1_case_desc);
 
 /*
+ * Old hfi1 freed each node it put (in process context) the way the
+ * capability asks: right after a put that waits for a running callback,
+ * after amdkfd_rdma_synchronize() where the put does not wait (a kernel
+ * without CONFIG_PREEMPT_COUNT). @frees: how many, or -1 for any number.
+ */
+static void hfi1_expect_free_branch(struct kunit *test,
+				    struct hfi1_pintree *t, int frees)
+{
+	bool waits = amdkfd_rdma_capabilities() &
+		     AMD_RDMA_CAP_PUT_WAITS_CALLBACK;
+	atomic_t *taken = waits ? &t->frees_put_waited : &t->frees_synchronized;
+	atomic_t *other = waits ? &t->frees_synchronized : &t->frees_put_waited;
+
+	KUNIT_EXPECT_EQ(test, t->put_waits, waits);
+	KUNIT_EXPECT_EQ(test, atomic_read(other), 0);
+	if (frees >= 0)
+		KUNIT_EXPECT_EQ(test, atomic_read(taken), frees);
+}
+
+/*
  * The failure of ROCm/amdgpu#169: send from buffer A, free A
  * while the send is in flight, allocate B at the same address, send
  * again. What went on the wire the second time must be B's memory; A's
@@ -881,6 +955,7 @@ static void hfi1_free_and_reuse(struct kunit *test)
 	/* pq teardown, then B goes. */
 	hfi1_cleanup(t);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->put_errors), 0);
+	hfi1_expect_free_branch(test, t, -1);
 	app_free(f, &b);
 	amdkfd_rdma_synchronize();
 	KUNIT_EXPECT_EQ(test, atomic_read(&b.bo->pinned), 0);
@@ -1006,6 +1081,124 @@ static void hfi1_evict_and_retry_real_backend(struct kunit *test)
 	hfi1_evict_and_retry_on(test, true);
 }
 
+/*
+ * Old hfi1, cache off: the last reference to a node goes (the packet's
+ * completion, or pq teardown) while the VM teardown runs
+ * remove_amd_pages() for it on another thread, held up before it takes
+ * pintree->lock. The node is put and freed while the callback still has
+ * to use it: safe only if the put waits for the callback, or, where it
+ * does not (no AMD_RDMA_CAP_PUT_WAITS_CALLBACK), amdkfd_rdma_synchronize()
+ * runs before the free. The callback goes on only once the release waits
+ * in one of those, so a release that waits in neither frees the node
+ * with the callback still held: counted, and KASAN sees its use after.
+ */
+struct hfi1_release {
+	struct kunit *test;
+	struct rdma_fake *f;
+	struct hfi1_pintree *t;
+	/* the callback waits here */
+	struct completion gate;
+	struct completion gate_done;
+	struct completion vm_done;
+	/* the manager's count of puts that waited, before the release */
+	int put_waits;
+	bool released;
+};
+
+static int hfi1_release_vm_fn(void *data)
+{
+	struct hfi1_release *x = data;
+
+	current->kunit_test = x->test;
+	rdma_fake_vm_fini(x->f);
+	complete(&x->vm_done);
+	return 0;
+}
+
+/* Lets the callback go on once the release waits for it (or is over) */
+static int hfi1_release_gate_fn(void *data)
+{
+	struct amdgpu_peer_mgr *mgr = amdgpu_rdma_test_mgr();
+	struct hfi1_release *x = data;
+
+	while (!READ_ONCE(x->released) &&
+	       atomic_read(&mgr->stats.put_waits) == x->put_waits &&
+	       !atomic_read(&x->t->syncing))
+		usleep_range(500, 1000);
+	complete(&x->gate);
+	complete(&x->gate_done);
+	return 0;
+}
+
+static void hfi1_release_races_callback(struct kunit *test)
+{
+	struct rdma_fake *f = rdma_fake_init(test);
+	struct hfi1_release *x;
+	struct app_buf a = {};
+	struct hfi1_pintree *t;
+	struct hfi1_node *node;
+	struct task_struct *vm;
+	struct sdma_tx *tx;
+	int i, waiting;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
+	x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, tx);
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	hfi1_pintree_init(t, f, HFI1_OLD, false);
+	app_malloc(test, f, &a, HFI1_VA, HFI1_BUF, 2, false);
+	sdma_init(tx);
+	KUNIT_ASSERT_EQ(test, hfi1_send(t, tx, a.va + HFI1_OFF, HFI1_PKT), 0);
+	/* Cache off: the packet's last descriptor holds the only reference */
+	node = tx->d[tx->n - 1].ctx;
+	KUNIT_ASSERT_NOT_NULL(test, node);
+	/* Keep the node past the completion: the release comes below */
+	hfi1_node_get(node);
+	sdma_submit(tx, a.bo, 100);
+	sdma_wait(tx);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->puts), 0);
+
+	x->test = test;
+	x->f = f;
+	x->t = t;
+	init_completion(&x->gate);
+	init_completion(&x->gate_done);
+	init_completion(&x->vm_done);
+	t->cb_gate = &x->gate;
+	vm = kthread_run(hfi1_release_vm_fn, x, "hfi1-vm");
+	if (IS_ERR(vm))
+		complete_all(&x->gate);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(vm));
+	/* Emulated, instrumented and loaded, the teardown can take a while */
+	for (i = 0; i < 10000 && !atomic_read(&t->cbs_waiting); i++)
+		usleep_range(1000, 2000);
+	waiting = atomic_read(&t->cbs_waiting);
+	x->put_waits = atomic_read(&amdgpu_rdma_test_mgr()->stats.put_waits);
+	if (IS_ERR(kthread_run(hfi1_release_gate_fn, x, "hfi1-gate"))) {
+		complete(&x->gate);
+		complete(&x->gate_done);
+	}
+	/* The release, while the callback is held */
+	hfi1_node_put(node);
+	WRITE_ONCE(x->released, true);
+	wait_for_completion(&x->gate_done);
+	wait_for_completion(&x->vm_done);
+	t->cb_gate = NULL;
+	KUNIT_EXPECT_EQ(test, waiting, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->puts), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->put_errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->callbacks), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->callbacks_not_in_tree), 1);
+	/* Freed after the callback returned, by the capability's branch */
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->freed_in_cb), 0);
+	hfi1_expect_free_branch(test, t, 1);
+	KUNIT_EXPECT_EQ(test, refcount_read(&t->ref), 1U);
+	amdkfd_rdma_synchronize();
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.bo->pinned), 0);
+}
+
 /* ---------------------------------------------------------------------- */
 /* HPE cxi: cass_amd_gpu.c, and cxi_map() / cass_mirror_device() */
 
@@ -1050,6 +1243,13 @@ struct cxi_md {
 	bool uses_retry;
 	void (*window)(void *arg);
 	void *window_arg;
+	/*
+	 * put_pages() waits for a running callback (the capability, read
+	 * at the map); and, where it does not, the MD frees that waited
+	 * with amdkfd_rdma_synchronize() first (published cxi does not)
+	 */
+	bool put_waits;
+	unsigned int synced_before_free;
 };
 
 /* amd_free_callback(): clear the PTEs, flag the MD; never a put */
@@ -1177,6 +1377,8 @@ static int cxi_map(struct rdma_fake *f, struct cxi_md *md, u64 va, u64 len)
 	memset(md, 0, sizeof(*md));
 	md->uses_retry = uses_retry &&
 			 (amdkfd_rdma_capabilities() & AMD_RDMA_CAP_RETRY);
+	md->put_waits = amdkfd_rdma_capabilities() &
+			AMD_RDMA_CAP_PUT_WAITS_CALLBACK;
 	md->amd_rdma_ops = f->ops;
 	md->dev = f->nic;
 	mutex_init(&md->ac_mutex);
@@ -1216,6 +1418,8 @@ out:
  * cxi_unmap(): cass_md_clear() -> cass_device_put_pages(), then cxi frees
  * the MD (and at LNI teardown its AC, whose ac_mutex the callback takes);
  * the model keeps it and counts a callback still running at that point.
+ * Where put_pages() does not wait for a running callback, the MD is freed
+ * only after amdkfd_rdma_synchronize() (amd_rdma.h, put_pages()).
  */
 static void cxi_unmap_locked(struct cxi_md *md)
 {
@@ -1224,6 +1428,10 @@ static void cxi_unmap_locked(struct cxi_md *md)
 	cxi_amd_put_pages(md);
 	put_pid(md->pid);		/* the model puts what cxi leaks */
 	md->pid = NULL;
+	if (!md->put_waits) {
+		amdkfd_rdma_synchronize();
+		md->synced_before_free++;
+	}
 	if (READ_ONCE(md->in_cb))
 		md->freed_in_cb++;
 	mutex_destroy(&md->ac_mutex);
@@ -1502,6 +1710,11 @@ static void cxi_exit_put_races_callback(struct kunit *test)
 	cxi_unmap_locked(md);
 	KUNIT_EXPECT_EQ(test, md->freed_in_cb, 0U);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(md->cleanup_done));
+	/* The branch the capability calls for: the put waited, or a sync */
+	KUNIT_EXPECT_EQ(test, md->put_waits,
+			!!(amdkfd_rdma_capabilities() &
+			   AMD_RDMA_CAP_PUT_WAITS_CALLBACK));
+	KUNIT_EXPECT_EQ(test, md->synced_before_free, md->put_waits ? 0U : 1U);
 	wait_for_completion(&x->done);
 	amdkfd_rdma_synchronize();
 	KUNIT_EXPECT_EQ(test, atomic_read(&a.bo->pinned), 0);
@@ -1512,6 +1725,7 @@ static struct kunit_case rdma_clients_cases[] = {
 	KUNIT_CASE(hfi1_cache_hits),
 	KUNIT_CASE_PARAM(hfi1_evict_and_retry, hfi1_evict_gen_params),
 	KUNIT_CASE_PARAM(hfi1_evict_and_retry_real_backend, hfi1_evict_gen_params),
+	KUNIT_CASE(hfi1_release_races_callback),
 	KUNIT_CASE(cxi_free_and_reuse),
 	KUNIT_CASE(cxi_never_puts_bounded),
 	KUNIT_CASE_PARAM(cxi_map_retry_window, cxi_window_gen_params),
