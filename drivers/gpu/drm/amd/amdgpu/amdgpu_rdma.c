@@ -82,7 +82,7 @@ static unsigned int amdgpu_rdma_max_tombstones = 16384;
 module_param_named(rdma_max_tombstones, amdgpu_rdma_max_tombstones, uint,
 		   0444);
 MODULE_PARM_DESC(rdma_max_tombstones,
-		 "Registrations kept after their free callback until put, before the oldest is freed (0 = no limit)");
+		 "Registrations per RDMA device kept after their free callback until put; while a device has that many, its gets with a free callback fail with -ENOSPC (0 = no limit)");
 
 static struct amdgpu_peer_mgr amdgpu_rdma_mgr;
 static bool amdgpu_rdma_ready;
@@ -754,7 +754,7 @@ void amdgpu_rdma_device_reset(struct amdgpu_device *adev)
  * @vm: the VM
  *
  * Persistent registrations stay pinned until they are put; tombstones stay
- * until they are put or reclaimed.
+ * until they are put.
  *
  * Context: process context, no amdgpu lock held.
  */
