@@ -128,9 +128,13 @@ struct amd_rdma_interface {
 	 * it, whatever the application does with the buffer or its mappings
 	 * (a client that watches the CPU mapping itself, as hfi1 does with an
 	 * mmu_interval_notifier, passes NULL). Only the removal of the GPU
-	 * (hot unplug, driver unbind) ends it earlier, without a callback.
-	 * The memory of a buffer the application freed stays pinned, and
-	 * charged to the quota, until such a client puts it.
+	 * (hot unplug, driver unbind) ends it earlier, without a callback:
+	 * from then on nothing is pinned or mapped for it, its
+	 * &struct amd_p2p_info stays readable (the addresses in it are
+	 * invalid), amdkfd_rdma_retry() returns true for it, and the client
+	 * puts it as usual (0). The memory of a buffer the application freed
+	 * stays pinned, and charged to the quota, until such a client puts
+	 * it.
 	 *
 	 * Otherwise @free_callback(@client_priv) is called exactly once if,
 	 * before the client put the registration, the GPU VM mapping the
@@ -145,11 +149,16 @@ struct amd_rdma_interface {
 	 * freeing thread cannot reuse the address range before every callback
 	 * has returned (another thread of the application reusing the range
 	 * concurrently is an application bug); at GPU reset from a workqueue,
-	 * while the reset goes on. It may sleep, and should wait there for the
-	 * peer's DMA still in flight: the DMA addresses stay valid until it
-	 * returns, and are unmapped and unpinned right after. It may take
-	 * the client's own locks and may call @put_pages for this
-	 * registration, but must not call the other operations.
+	 * while the reset goes on (the reset cannot wait for it: the callback
+	 * may wait for a lock that a thread inside @get_pages holds while
+	 * that thread waits for a GPU fence only the reset signals). It may
+	 * sleep, and should wait there for the peer's DMA still in flight:
+	 * the DMA addresses stay valid, and the memory pinned, until it
+	 * returns, and are unmapped and unpinned right after. After a reset
+	 * the callback means that what the peer transferred since the reset
+	 * began is undefined: the client treats its transfers in flight as
+	 * lost. It may take the client's own locks and may call @put_pages
+	 * for this registration, but must not call the other operations.
 	 *
 	 * Context: process context, may sleep.
 	 * Return: 0 and *@amd_p2p_data set on success. On failure a negative

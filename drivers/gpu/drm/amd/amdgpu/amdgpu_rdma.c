@@ -733,7 +733,22 @@ void amdgpu_rdma_device_fini(struct amdgpu_device *adev)
  * @adev's memory that has one is queued; the reset does not wait for them.
  * Persistent registrations stay.
  *
- * Context: process context; the reset domain may be locked.
+ * The reset cannot wait. It runs on the path that signals the fences of
+ * the hung jobs (amdgpu_job_timedout() -> amdgpu_device_gpu_recover(),
+ * which calls amdgpu_amdkfd_pre_reset() and then force-completes the
+ * rings' fences), and code on that path must not wait for anything that
+ * may itself wait for such a fence (the dma-fence cross-driver contract
+ * and signalling annotations in dma-fence.c). A client's callback may take
+ * a lock of the client's that a thread holds around get_pages() (the
+ * contract allows it), and that thread's first get may be waiting in
+ * amdgpu_rdma_pin() for the move fence of the BO it pins, which the reset
+ * is what signals. So the callbacks run from the workqueue while the reset
+ * goes on. Each registration keeps its pin until its callback has
+ * returned, so the peer never reaches memory handed to someone else; what
+ * the peer read or wrote while the GPU was being reset is undefined, and a
+ * client treats the callback as the loss of its transfers in flight.
+ *
+ * Context: process context; the reset domain is locked.
  */
 void amdgpu_rdma_device_reset(struct amdgpu_device *adev)
 {
