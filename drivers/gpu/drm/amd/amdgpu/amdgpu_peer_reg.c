@@ -1497,6 +1497,8 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 	dev->busy--;
 	atomic_inc(&mgr->stats.regs);
 	amdgpu_peer_unlock(mgr, flags);
+	/* Not needed if another first registration made the record */
+	kfree(spare);
 	if (wq_has_sleeper(&mgr->cb_wq))
 		wake_up_all(&mgr->cb_wq);
 	return 0;

@@ -55,6 +55,8 @@ enum peer_test_pin_then {
 	PEER_PIN_OWNER_DIES,
 	/* the pin's DMA mapping has no segment the range can use */
 	PEER_PIN_NO_SEGS,
+	/* another first registration for the same DMA device completes */
+	PEER_PIN_OTHER_FIRST,
 };
 
 /*
@@ -103,6 +105,10 @@ struct peer_test_ctx {
 	atomic_t unpins_locked;
 	/* direction of the last pin */
 	enum dma_data_direction last_dir;
+	/* PEER_PIN_OTHER_FIRST: the other registration, and what it got */
+	struct amdgpu_peer_reg_args other_args;
+	struct amd_p2p_info *other_info;
+	int other_ret;
 };
 
 /* A client registration, like hfi1's cache node. */
@@ -157,6 +163,17 @@ static int peer_test_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 	case PEER_PIN_OWNER_DIES:
 		ctx->owner->dead = true;
 		break;
+	case PEER_PIN_OTHER_FIRST: {
+		/* Another thread's first get, on another object */
+		LIST_HEAD(undo);
+
+		ctx->pin_then = PEER_PIN_OK;
+		ctx->other_ret = amdgpu_peer_register(ctx->owner,
+						      &ctx->other_args,
+						      &ctx->other_info, &undo);
+		KUNIT_EXPECT_TRUE(ctx->test, list_empty(&undo));
+		break;
+	}
 	default:
 		break;
 	}
@@ -1814,6 +1831,46 @@ static void peer_tombstones_bounded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.clients), 0);
 }
 
+/*
+ * Two first registrations for a DMA device that has none: both find no
+ * client record and allocate one outside the lock; the one that ends
+ * second finds the other's record in place, uses it and frees its own
+ * (kmemleak, which scans after the run, would report the one not freed).
+ */
+static void peer_client_record_race(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct amd_p2p_info *info;
+	int clients = atomic_read(&ctx->mgr.stats.clients);
+
+	ctx->other_args = (struct amdgpu_peer_reg_args) {
+		.first = peer_test_first(1),
+		.last = peer_test_last(ctx, 1),
+		.dev = &ctx->gpu,
+		.obj = &ctx->bo[1],
+		.obj_size = ctx->bo[1].size,
+		.length = PAGE_SIZE,
+		.pid = task_pid(current),
+		.dma_dev = ctx->dev[1],
+		.dir = DMA_BIDIRECTIONAL,
+		.may_pin = true,
+	};
+	ctx->pin_then = PEER_PIN_OTHER_FIRST;
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 0, 0, PAGE_SIZE,
+						ctx->dev[1], NULL, &info), 0);
+	KUNIT_ASSERT_EQ(test, ctx->other_ret, 0);
+	/* One record for the device, both registrations its users */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.clients),
+			clients + 1);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&ctx->other_info), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.clients),
+			clients + 1);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&info), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.clients), clients);
+}
+
 /* What a registration's table said when the test looked */
 struct peer_test_seen {
 	struct amd_p2p_info *info;
@@ -2760,6 +2817,7 @@ static struct kunit_case peer_reg_cases[] = {
 	KUNIT_CASE(peer_persistent_until_put),
 	KUNIT_CASE(peer_tombstones_bounded),
 	KUNIT_CASE(peer_late_put_after_bound),
+	KUNIT_CASE(peer_client_record_race),
 	KUNIT_CASE(peer_dev_invalidate_reset),
 	KUNIT_CASE(peer_dev_revoke_unplug),
 	KUNIT_CASE(peer_dev_revoke_put_skips_callback),
