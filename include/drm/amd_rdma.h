@@ -63,7 +63,7 @@ struct sg_table;
  * Filled in by &amd_rdma_interface.get_pages and owned by amdgpu: clients
  * read it and must not modify or free it. All of it, @pages and its
  * scatterlist included, stays readable until the client hands it back with
- * &amd_rdma_interface.put_pages (see there for the one limit).
+ * &amd_rdma_interface.put_pages: amdgpu never frees it before that put.
  */
 struct amd_p2p_info {
 	/**
@@ -128,9 +128,13 @@ struct amd_rdma_interface {
 	 * it, whatever the application does with the buffer or its mappings
 	 * (a client that watches the CPU mapping itself, as hfi1 does with an
 	 * mmu_interval_notifier, passes NULL). Only the removal of the GPU
-	 * (hot unplug, driver unbind) ends it earlier, without a callback.
-	 * The memory of a buffer the application freed stays pinned, and
-	 * charged to the quota, until such a client puts it.
+	 * (hot unplug, driver unbind) ends it earlier, without a callback:
+	 * from then on nothing is pinned or mapped for it, its
+	 * &struct amd_p2p_info stays readable (the addresses in it are
+	 * invalid), amdkfd_rdma_retry() returns true for it, and the client
+	 * puts it as usual (0). The memory of a buffer the application freed
+	 * stays pinned, and charged to the quota, until such a client puts
+	 * it.
 	 *
 	 * Otherwise @free_callback(@client_priv) is called exactly once if,
 	 * before the client put the registration, the GPU VM mapping the
@@ -145,11 +149,16 @@ struct amd_rdma_interface {
 	 * freeing thread cannot reuse the address range before every callback
 	 * has returned (another thread of the application reusing the range
 	 * concurrently is an application bug); at GPU reset from a workqueue,
-	 * while the reset goes on. It may sleep, and should wait there for the
-	 * peer's DMA still in flight: the DMA addresses stay valid until it
-	 * returns, and are unmapped and unpinned right after. It may take
-	 * the client's own locks and may call @put_pages for this
-	 * registration, but must not call the other operations.
+	 * while the reset goes on (the reset cannot wait for it: the callback
+	 * may wait for a lock that a thread inside @get_pages holds while
+	 * that thread waits for a GPU fence only the reset signals). It may
+	 * sleep, and should wait there for the peer's DMA still in flight:
+	 * the DMA addresses stay valid, and the memory pinned, until it
+	 * returns, and are unmapped and unpinned right after. After a reset
+	 * the callback means that what the peer transferred since the reset
+	 * began is undefined: the client treats its transfers in flight as
+	 * lost. It may take the client's own locks and may call @put_pages
+	 * for this registration, but must not call the other operations.
 	 *
 	 * Context: process context, may sleep.
 	 * Return: 0 and *@amd_p2p_data set on success. On failure a negative
@@ -162,7 +171,10 @@ struct amd_rdma_interface {
 	 * buffer of the process in VRAM or GTT (kernel buffers mapped into
 	 * every VM, userptr, doorbell, MMIO, imported dma-buf, encrypted);
 	 * -EREMOTEIO if VRAM cannot reach @dma_dev peer to peer; -ENOSPC
-	 * over the GPU's quota; -ENOMEM; or the error of pinning or mapping.
+	 * over the GPU's quota, or, with a @free_callback, while @dma_dev has
+	 * amdgpu.rdma_max_tombstones registrations whose callback ran and
+	 * that it has not put (see @put_pages); -ENOMEM; or the error of
+	 * pinning or mapping.
 	 */
 	int (*get_pages)(u64 address, u64 length, struct pid *pid,
 			 struct device *dma_dev,
@@ -193,14 +205,24 @@ struct amd_rdma_interface {
 	 * It may be called at any time after get_pages() returned: before,
 	 * from inside or after the free callback, and after the process, its
 	 * VMs or the GPU are gone; it returns 0 and touches nothing but the
-	 * registration. A client puts each registration at most once. A
-	 * client need not put after the free callback (cxi, and older hfi1
-	 * with its cache on, never do): amdgpu keeps at most amdgpu.rdma_max_tombstones
-	 * registrations whose callback ran and that were not put, and frees
-	 * the oldest beyond that. That is the one limit: a client that puts
-	 * after the callback must do so before that many other callbacks
-	 * without a put have happened. NVIDIA's nvidia_p2p_put_pages(), in
-	 * contrast, must not be called after the free callback.
+	 * registration. A client puts each registration at most once: the
+	 * put knows the registration only by the address of its
+	 * &struct amd_p2p_info, and a second put, once the first one freed
+	 * it, may find another registration at that address.
+	 *
+	 * A registration whose callback ran stays, readable, until it is
+	 * put: amdgpu never frees it earlier, so a late put always releases
+	 * the registration it names and no other. The one limit is on the
+	 * client that does not put them: per @dma_dev, while it has
+	 * amdgpu.rdma_max_tombstones (16384 by default) registrations whose
+	 * callback ran and that it has not put, its @get_pages calls with a
+	 * free callback fail with -ENOSPC (persistent ones do not), until it
+	 * puts one of them. A client that never puts after the callback
+	 * (cxi, the receive path of hfi1 and older hfi1 with its cache on, as
+	 * published) reaches that bound; it should put also when its
+	 * callback has run, from the callback or afterwards. NVIDIA's
+	 * nvidia_p2p_put_pages(), in contrast, must not be called after the
+	 * free callback.
 	 *
 	 * Context: any; may sleep only as said above.
 	 * Return: 0, or -EINVAL if @amd_p2p_data or *@amd_p2p_data is NULL.

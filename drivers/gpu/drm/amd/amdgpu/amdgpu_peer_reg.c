@@ -46,16 +46,35 @@
  *   TOMBSTONE, or is freed if the client put it meanwhile.
  * - TOMBSTONE: nothing but its own allocation: the &struct amd_p2p_info and
  *   its table stay readable until the client puts it, at any time and in
- *   any context. The manager keeps at most &amdgpu_peer_mgr.max_tombstones
- *   of them and frees the oldest beyond that, for clients that never put
- *   after the callback. A client cannot be told apart from one that will
- *   put later, and a put names a registration by its address only: once
- *   that memory went back to the allocator it may be a new registration's.
- *   So only the oldest tombstones are freed, and the limit is what bounds
- *   both the memory of clients that never put and the delay of a late put.
- * - RELEASED: put (or reclaimed). The sleeping part of the release runs on
- *   the manager's workqueue, so amdgpu_peer_put() blocks only for a
- *   callback running on another thread.
+ *   any context. Only that put (or amdgpu_peer_mgr_fini(), when the
+ *   provider module goes and its clients with it) frees it.
+ *
+ * Why a tombstone is never freed before its put: a put names the
+ * registration by the &struct amd_p2p_info pointer that get returned, and
+ * nothing else. There is no room in that structure, or in the put's
+ * arguments, for a generation that a put could check: once the memory of a
+ * registration went back to the allocator, the next registration may be
+ * allocated at the same address, and a late put of the old one would then
+ * release the new one, whose NIC may still be using it. So the core keeps
+ * every registration until its put, and the address of a registration that
+ * was not put is never reused: the lookup by address in amdgpu_peer_put()
+ * and amdgpu_peer_retry() finds the registration it was given, or (after a
+ * second put, which the contract forbids but which is recognised while the
+ * registration still exists) nothing.
+ *
+ * The bound on the memory of clients that never put after the callback
+ * moves to the client: a client is the peer DMA device the registrations
+ * were made for, with a record (&struct amdgpu_peer_client, allocated at
+ * the first get for the device, outside the spinlock) counting its
+ * tombstones. While it has &amdgpu_peer_mgr.max_tombstones of them, its
+ * gets with a free callback fail with -ENOSPC; persistent gets make no
+ * tombstones and are not refused; a put of one of its tombstones makes
+ * room at once. A device revocation makes tombstones of persistent
+ * registrations too, and they count.
+ *
+ * - RELEASED: put. The sleeping part of the release runs on the manager's
+ *   workqueue, so amdgpu_peer_put() blocks only for a callback running on
+ *   another thread.
  *
  * A put of a LIVE, DETACHED or DYING registration releases it without a
  * callback; a put during the callback is recorded and honoured when the
@@ -65,11 +84,24 @@
  * them one by one: one put before it was called is not called. A second
  * put during the callback is ignored.
  * Every registration that is not RELEASED is in the manager's hash of
- * registrations, so a put of one the core no longer knows (reclaimed, or
- * put twice) is recognised without touching it and returns 0.
+ * registrations, so a put of one the core no longer knows (put twice) is
+ * recognised without touching it and returns 0, as long as no new
+ * registration took its memory meanwhile (see above: only a client that
+ * puts each registration once is safe).
+ *
+ * The walks over many registrations with the irq-safe lock held (a
+ * device's invalidation and revocation, an owner's invalidation and
+ * destruction, the manager's teardown) look at most %AMDGPU_PEER_BATCH
+ * entries per section, then drop the lock and take it again, so that
+ * interrupts are off for a bounded time however many registrations there
+ * are. The waits for callbacks (amdgpu_peer_owner_flush(),
+ * amdgpu_peer_mgr_synchronize()) wait only for the callbacks begun before
+ * they were called (&struct amdgpu_peer_epochs), so callbacks that keep
+ * beginning on other threads cannot hold them up for ever.
  */
 
 #include <linux/device.h>
+#include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
@@ -101,8 +133,9 @@ struct lockdep_map amdgpu_peer_cb_map = {
 #endif
 
 /* This thread may now wait for any free callback to return */
-static void amdgpu_peer_might_wait_cb(void)
+static void amdgpu_peer_might_wait_cb(struct amdgpu_peer_mgr *mgr)
 {
+	atomic_inc(&mgr->stats.might_wait);
 	lock_map_acquire(&amdgpu_peer_cb_map);
 	lock_map_release(&amdgpu_peer_cb_map);
 }
@@ -126,6 +159,20 @@ struct amdgpu_peer_seg {
 };
 
 /*
+ * A client of the manager: the peer DMA device registrations are made
+ * for. It holds a reference to the device while it exists, so that no
+ * other device is at that address while tombstones are counted for it.
+ * Created at the device's first get, freed with its last registration;
+ * everything but @dma_dev is guarded by the manager's lock.
+ */
+struct amdgpu_peer_client {
+	struct hlist_node node;		/* in mgr->clients */
+	struct device *dma_dev;
+	unsigned int users;		/* registrations not freed */
+	unsigned int tombstones;	/* of those, tombstones not put */
+};
+
+/*
  * A pin and DMA mapping of one object for one DMA device and direction,
  * shared by all registrations of that triple. Everything but @segs, @nsegs
  * and the immutable keys is guarded by the manager's lock, but @dev_link
@@ -143,6 +190,8 @@ struct amdgpu_peer_pin {
 	enum dma_data_direction dir;
 	struct sg_table *sgt;
 	unsigned int users;
+	/* the last walk of the device's pins that looked at it */
+	unsigned int walk_gen;
 	unsigned int nsegs;
 	struct amdgpu_peer_seg *segs;
 };
@@ -154,14 +203,23 @@ struct amdgpu_peer_reg {
 	struct hlist_node hnode;
 	/* LIVE, DYING and IN_CALLBACK only */
 	struct amdgpu_peer_owner *owner;
+	/* the peer DMA device it was made for; a user of it until freed */
+	struct amdgpu_peer_client *client;
 	/* until the pin is dropped; then NULL */
 	struct amdgpu_peer_pin *pin;
 	/* in owner->regs while LIVE */
 	struct interval_tree_node it;
 	/* on owner->dying while DYING, on mgr->tombstones while TOMBSTONE */
 	struct list_head link;
+	/* DYING: its place in the order of owner->dying */
+	u64 dying_seq;
 	/* on pin->regs while it holds the pin */
 	struct list_head pin_link;
+	/* the last walk of the device's pins that looked at it */
+	unsigned int walk_gen;
+	/* IN_CALLBACK: the epochs its callback counts in (mgr's, owner's) */
+	u8 mgr_epoch;
+	u8 owner_epoch;
 	enum amdgpu_peer_reg_state state;
 	bool put_pending;
 	/* a put waits for the callback, and frees the registration after it */
@@ -190,6 +248,114 @@ static void amdgpu_peer_unlock(struct amdgpu_peer_mgr *mgr,
 	__releases(&mgr->lock)
 {
 	spin_unlock_irqrestore(&mgr->lock, flags);
+}
+
+/* Entries looked at in one section of a walk: the statistics' maxima */
+static void amdgpu_peer_section_end_locked(struct amdgpu_peer_mgr *mgr,
+					   unsigned int entries, u64 start)
+{
+	s64 ns = ktime_get_ns() - start;
+
+	lockdep_assert_held(&mgr->lock);
+	if ((int)entries > atomic_read(&mgr->stats.section_max))
+		atomic_set(&mgr->stats.section_max, entries);
+	if (ns > atomic64_read(&mgr->stats.section_max_ns))
+		atomic64_set(&mgr->stats.section_max_ns, ns);
+}
+
+static void amdgpu_peer_epochs_init(struct amdgpu_peer_epochs *e)
+{
+	e->count[0] = 0;
+	e->count[1] = 0;
+	e->cur = 0;
+}
+
+/* A callback begins: count it in the current epoch, which it returns */
+static u8 amdgpu_peer_epochs_begin_locked(struct amdgpu_peer_epochs *e)
+{
+	e->count[e->cur]++;
+	return e->cur;
+}
+
+static bool amdgpu_peer_epoch_drained(struct amdgpu_peer_mgr *mgr,
+				      struct amdgpu_peer_epochs *e,
+				      unsigned int epoch)
+{
+	unsigned long flags;
+	bool drained;
+
+	spin_lock_irqsave(&mgr->lock, flags);
+	drained = !e->count[epoch];
+	spin_unlock_irqrestore(&mgr->lock, flags);
+	return drained;
+}
+
+/*
+ * Wait until every callback counted in @e that began before the call has
+ * returned (and its unpin is done). Those that begin meanwhile count in the
+ * other epoch. @e->lock is held from the switch until the old epoch
+ * drained: a second waiter switches back only to an empty epoch.
+ */
+static void amdgpu_peer_epochs_wait(struct amdgpu_peer_mgr *mgr,
+				    struct amdgpu_peer_epochs *e)
+{
+	unsigned long flags;
+	unsigned int old;
+
+	mutex_lock(&e->lock);
+	spin_lock_irqsave(&mgr->lock, flags);
+	old = e->cur;
+	e->cur = !old;
+	spin_unlock_irqrestore(&mgr->lock, flags);
+	wait_event(mgr->cb_wq, amdgpu_peer_epoch_drained(mgr, e, old));
+	mutex_unlock(&e->lock);
+}
+
+static struct amdgpu_peer_client *
+amdgpu_peer_client_find_locked(struct amdgpu_peer_mgr *mgr,
+			       struct device *dma_dev)
+{
+	struct amdgpu_peer_client *client;
+
+	lockdep_assert_held(&mgr->lock);
+	hash_for_each_possible(mgr->clients, client, node,
+			       (unsigned long)dma_dev)
+		if (client->dma_dev == dma_dev)
+			return client;
+	return NULL;
+}
+
+/* Whether a get with a free callback must be refused for @client */
+static bool amdgpu_peer_client_full_locked(struct amdgpu_peer_mgr *mgr,
+					   struct amdgpu_peer_client *client,
+					   const struct amdgpu_peer_reg_args *args)
+{
+	lockdep_assert_held(&mgr->lock);
+	return args->free_cb && client && mgr->max_tombstones &&
+	       client->tombstones >= mgr->max_tombstones;
+}
+
+/* Drop a user; returns the client if that was the last, for freeing. */
+static struct amdgpu_peer_client *
+amdgpu_peer_client_unuse_locked(struct amdgpu_peer_mgr *mgr,
+				struct amdgpu_peer_client *client)
+{
+	lockdep_assert_held(&mgr->lock);
+	if (!client || --client->users)
+		return NULL;
+	hash_del(&client->node);
+	return client;
+}
+
+/* Process context: the last reference to the device may go here. */
+static void amdgpu_peer_client_free(struct amdgpu_peer_mgr *mgr,
+				    struct amdgpu_peer_client *client)
+{
+	if (!client)
+		return;
+	atomic_dec(&mgr->stats.clients);
+	put_device(client->dma_dev);
+	kfree(client);
 }
 
 static struct amdgpu_peer_pin *
@@ -338,6 +504,8 @@ amdgpu_peer_pin_create(struct amdgpu_peer_mgr *mgr,
 		goto err_unpin;
 	}
 	hash_add(mgr->pins, &pin->node, (unsigned long)pin->obj);
+	/* A walk of the device's pins under way passes it by */
+	pin->walk_gen = dev->walk_gen;
 	list_add_tail(&pin->dev_link, &dev->pins);
 	amdgpu_peer_unlock(mgr, flags);
 	return pin;
@@ -404,11 +572,37 @@ static void amdgpu_peer_view(struct amdgpu_peer_mgr *mgr,
 	reg->table.orig_nents = n;
 }
 
+static struct amdgpu_peer_reg *
+amdgpu_peer_reg_kzalloc(struct amdgpu_peer_mgr *mgr, size_t size)
+{
+	if (mgr->reg_alloc)
+		return mgr->reg_alloc(mgr, size);
+	return kzalloc(size, GFP_KERNEL);
+}
+
+static void amdgpu_peer_reg_kfree(struct amdgpu_peer_mgr *mgr,
+				  struct amdgpu_peer_reg *reg)
+{
+	if (mgr->reg_free)
+		mgr->reg_free(mgr, reg);
+	else
+		kfree(reg);
+}
+
+/* Process context: frees the client too if this was its last user. */
 static void amdgpu_peer_reg_free(struct amdgpu_peer_reg *reg)
 {
-	atomic_dec(&reg->mgr->stats.regs);
+	struct amdgpu_peer_mgr *mgr = reg->mgr;
+	struct amdgpu_peer_client *client;
+	unsigned long flags;
+
+	amdgpu_peer_lock(mgr, &flags);
+	client = amdgpu_peer_client_unuse_locked(mgr, reg->client);
+	amdgpu_peer_unlock(mgr, flags);
+	amdgpu_peer_client_free(mgr, client);
+	atomic_dec(&mgr->stats.regs);
 	put_pid(reg->info.pid);
-	kfree(reg);
+	amdgpu_peer_reg_kfree(mgr, reg);
 }
 
 static void amdgpu_peer_reg_unhash_locked(struct amdgpu_peer_reg *reg)
@@ -457,33 +651,17 @@ amdgpu_peer_reg_drop_pin_locked(struct amdgpu_peer_reg *reg)
 	return amdgpu_peer_pin_unuse_locked(reg->mgr, pin);
 }
 
-/*
- * Make @reg a tombstone. Returns the oldest tombstone, already RELEASED and
- * unhashed, if there are now too many; the caller frees it.
- */
-static struct amdgpu_peer_reg *
-amdgpu_peer_tombstone_locked(struct amdgpu_peer_reg *reg)
+/* Make @reg a tombstone: it stays until its client puts it. */
+static void amdgpu_peer_tombstone_locked(struct amdgpu_peer_reg *reg)
 {
 	struct amdgpu_peer_mgr *mgr = reg->mgr;
-	struct amdgpu_peer_reg *old;
 
 	lockdep_assert_held(&mgr->lock);
 	reg->state = AMDGPU_PEER_TOMBSTONE;
 	reg->owner = NULL;
 	list_add_tail(&reg->link, &mgr->tombstones);
-	mgr->nr_tombstones++;
+	reg->client->tombstones++;
 	atomic_inc(&mgr->stats.tombstones);
-	if (!mgr->max_tombstones || mgr->nr_tombstones <= mgr->max_tombstones)
-		return NULL;
-
-	old = list_first_entry(&mgr->tombstones, struct amdgpu_peer_reg, link);
-	list_del_init(&old->link);
-	mgr->nr_tombstones--;
-	atomic_dec(&mgr->stats.tombstones);
-	atomic_inc(&mgr->stats.reclaimed);
-	old->state = AMDGPU_PEER_RELEASED;
-	amdgpu_peer_reg_unhash_locked(old);
-	return old;
 }
 
 static void amdgpu_peer_release_work(struct work_struct *work)
@@ -513,6 +691,7 @@ static bool amdgpu_peer_reg_detach_locked(struct amdgpu_peer_reg *reg)
 		return false;
 	}
 	reg->state = AMDGPU_PEER_DYING;
+	reg->dying_seq = ++reg->owner->dying_seq;
 	list_add_tail(&reg->link, &reg->owner->dying);
 	return true;
 }
@@ -522,9 +701,9 @@ static void amdgpu_peer_reg_start_cb_locked(struct amdgpu_peer_reg *reg)
 {
 	lockdep_assert_held(&reg->mgr->lock);
 	reg->state = AMDGPU_PEER_IN_CALLBACK;
-	reg->owner->cbs_running++;
+	reg->owner_epoch = amdgpu_peer_epochs_begin_locked(&reg->owner->cbs);
 	reg->pin->dev->busy++;
-	reg->mgr->cbs_running++;
+	reg->mgr_epoch = amdgpu_peer_epochs_begin_locked(&reg->mgr->cbs);
 }
 
 /*
@@ -539,7 +718,7 @@ static void amdgpu_peer_reg_call(struct amdgpu_peer_reg *reg)
 	struct amdgpu_peer_owner *owner = reg->owner;
 	struct amdgpu_peer_mgr *mgr = reg->mgr;
 	struct amdgpu_peer_dev *dev = reg->pin->dev;
-	struct amdgpu_peer_reg *old = NULL;
+	u8 mgr_epoch = reg->mgr_epoch, owner_epoch = reg->owner_epoch;
 	struct amdgpu_peer_pin *pin;
 	unsigned long flags;
 	bool put, waited, skip;
@@ -580,7 +759,7 @@ static void amdgpu_peer_reg_call(struct amdgpu_peer_reg *reg)
 		reg->owner = NULL;
 		amdgpu_peer_reg_unhash_locked(reg);
 	} else {
-		old = amdgpu_peer_tombstone_locked(reg);
+		amdgpu_peer_tombstone_locked(reg);
 	}
 	amdgpu_peer_unlock(mgr, flags);
 
@@ -588,15 +767,16 @@ static void amdgpu_peer_reg_call(struct amdgpu_peer_reg *reg)
 		amdgpu_peer_pin_destroy(mgr, pin);
 	if (put && !waited)
 		amdgpu_peer_reg_free(reg);
-	if (old)
-		amdgpu_peer_reg_free(old);
 	lock_map_release(&amdgpu_peer_cb_map);
 
-	/* Only now, with the pin gone, does the callback count as done. */
+	/*
+	 * Only now, with the pin gone, does the callback count as done. The
+	 * registration may be gone (put): only what was saved is used.
+	 */
 	amdgpu_peer_lock(mgr, &flags);
-	owner->cbs_running--;
+	owner->cbs.count[owner_epoch]--;
 	dev->busy--;
-	mgr->cbs_running--;
+	mgr->cbs.count[mgr_epoch]--;
 	amdgpu_peer_unlock(mgr, flags);
 	wake_up_all(&mgr->cb_wq);
 }
@@ -625,21 +805,13 @@ int amdgpu_peer_mgr_init(struct amdgpu_peer_mgr *mgr,
 	spin_lock_init(&mgr->lock);
 	hash_init(mgr->pins);
 	hash_init(mgr->regs);
+	hash_init(mgr->clients);
 	INIT_LIST_HEAD(&mgr->tombstones);
+	amdgpu_peer_epochs_init(&mgr->cbs);
+	mutex_init(&mgr->cbs.lock);
 	INIT_LIST_HEAD(&mgr->running);
 	init_waitqueue_head(&mgr->cb_wq);
 	return 0;
-}
-
-static bool amdgpu_peer_mgr_quiet(struct amdgpu_peer_mgr *mgr)
-{
-	unsigned long flags;
-	bool quiet;
-
-	amdgpu_peer_lock(mgr, &flags);
-	quiet = !mgr->cbs_running;
-	amdgpu_peer_unlock(mgr, flags);
-	return quiet;
 }
 
 /**
@@ -648,7 +820,10 @@ static bool amdgpu_peer_mgr_quiet(struct amdgpu_peer_mgr *mgr)
  *
  * Waits until every release queued by amdgpu_peer_put() before the call has
  * run (which also drops the DMA device references those registrations
- * held) and no free callback is running anywhere.
+ * held), and every free callback that had begun by then, on any thread,
+ * has returned. Callbacks that begin later are not waited for, so that
+ * callbacks beginning all the time elsewhere cannot keep it from
+ * returning.
  *
  * Context: process context; not from a free callback or the manager's
  * workqueue.
@@ -656,9 +831,10 @@ static bool amdgpu_peer_mgr_quiet(struct amdgpu_peer_mgr *mgr)
 void amdgpu_peer_mgr_synchronize(struct amdgpu_peer_mgr *mgr)
 {
 	might_sleep();
-	amdgpu_peer_might_wait_cb();
+	amdgpu_peer_might_wait_cb(mgr);
+	/* Work queued before this is waited for, work queued later is not */
 	flush_workqueue(mgr->wq);
-	wait_event(mgr->cb_wq, amdgpu_peer_mgr_quiet(mgr));
+	amdgpu_peer_epochs_wait(mgr, &mgr->cbs);
 }
 
 /**
@@ -673,22 +849,34 @@ void amdgpu_peer_mgr_fini(struct amdgpu_peer_mgr *mgr)
 {
 	struct amdgpu_peer_reg *reg, *tmp;
 	unsigned long flags;
+	unsigned int k;
+	u64 start;
 	LIST_HEAD(tombs);
 
 	destroy_workqueue(mgr->wq);
-	amdgpu_peer_lock(mgr, &flags);
-	list_for_each_entry_safe(reg, tmp, &mgr->tombstones, link) {
-		amdgpu_peer_reg_unhash_locked(reg);
-		list_move_tail(&reg->link, &tombs);
-	}
-	mgr->nr_tombstones = 0;
-	amdgpu_peer_unlock(mgr, flags);
+	do {
+		amdgpu_peer_lock(mgr, &flags);
+		start = ktime_get_ns();
+		for (k = 0; k < AMDGPU_PEER_BATCH &&
+		     !list_empty(&mgr->tombstones); k++) {
+			reg = list_first_entry(&mgr->tombstones,
+					       struct amdgpu_peer_reg, link);
+			amdgpu_peer_reg_unhash_locked(reg);
+			reg->client->tombstones--;
+			reg->state = AMDGPU_PEER_RELEASED;
+			list_move_tail(&reg->link, &tombs);
+		}
+		amdgpu_peer_section_end_locked(mgr, k, start);
+		amdgpu_peer_unlock(mgr, flags);
+	} while (k == AMDGPU_PEER_BATCH);
 	list_for_each_entry_safe(reg, tmp, &tombs, link) {
 		atomic_dec(&mgr->stats.tombstones);
 		amdgpu_peer_reg_free(reg);
 	}
 	WARN_ON(atomic_read(&mgr->stats.regs));
 	WARN_ON(!hash_empty(mgr->pins));
+	WARN_ON(!hash_empty(mgr->clients));
+	mutex_destroy(&mgr->cbs.lock);
 }
 
 /**
@@ -724,6 +912,113 @@ void amdgpu_peer_dev_init(struct amdgpu_peer_mgr *mgr,
 	dev->mgr = mgr;
 	dev->limit = limit;
 	INIT_LIST_HEAD(&dev->pins);
+	mutex_init(&dev->walk_lock);
+}
+
+/*
+ * One section of walk @gen over the registrations holding pins of @dev:
+ * calls @fn on each registration it has not looked at yet, at most
+ * %AMDGPU_PEER_BATCH pins and registrations in all. A pin or registration
+ * looked at moves to the tail of its list and carries @gen, so the next
+ * section starts again at the heads, however the lists changed while the
+ * lock was dropped: what was removed is gone, what was added carries @gen
+ * from the start (amdgpu_peer_pin_create(), amdgpu_peer_register()) and is
+ * passed by. @fn returns true when the pin left the device (its last user
+ * went). Returns true once the walk is done; *@entries is the number of
+ * entries looked at.
+ */
+static bool amdgpu_peer_dev_walk_locked(struct amdgpu_peer_dev *dev,
+					unsigned int gen,
+					bool (*fn)(struct amdgpu_peer_reg *reg,
+						   void *data),
+					void *data, unsigned int *entries)
+{
+	struct amdgpu_peer_pin *pin;
+	struct amdgpu_peer_reg *reg;
+	unsigned int k = 0;
+	bool gone, left;
+
+	lockdep_assert_held(&dev->mgr->lock);
+	while (k < AMDGPU_PEER_BATCH) {
+		pin = list_first_entry_or_null(&dev->pins,
+					       struct amdgpu_peer_pin, dev_link);
+		if (!pin || pin->walk_gen == gen) {
+			*entries = k;
+			return true;
+		}
+		k++;
+		gone = false;
+		left = false;
+		while (!gone) {
+			reg = list_first_entry_or_null(&pin->regs,
+						       struct amdgpu_peer_reg,
+						       pin_link);
+			if (!reg || reg->walk_gen == gen)
+				break;
+			if (k == AMDGPU_PEER_BATCH) {
+				left = true;
+				break;
+			}
+			k++;
+			reg->walk_gen = gen;
+			list_move_tail(&reg->pin_link, &pin->regs);
+			gone = fn(reg, data);
+		}
+		if (!gone && !left) {
+			pin->walk_gen = gen;
+			list_move_tail(&pin->dev_link, &dev->pins);
+		}
+	}
+	*entries = k;
+	return false;
+}
+
+/*
+ * Walk the registrations of @dev's pins with @fn, in sections (see
+ * amdgpu_peer_dev_walk_locked()). @first runs under the lock of the first
+ * section, before the walk.
+ */
+static void amdgpu_peer_dev_walk(struct amdgpu_peer_dev *dev,
+				 void (*first)(struct amdgpu_peer_dev *dev),
+				 bool (*fn)(struct amdgpu_peer_reg *reg,
+					    void *data),
+				 void *data)
+{
+	struct amdgpu_peer_mgr *mgr = dev->mgr;
+	unsigned int gen, entries;
+	unsigned long flags;
+	bool done;
+	u64 start;
+
+	lockdep_assert_held(&dev->walk_lock);
+	amdgpu_peer_lock(mgr, &flags);
+	if (first)
+		first(dev);
+	gen = ++dev->walk_gen;
+	for (;;) {
+		start = ktime_get_ns();
+		done = amdgpu_peer_dev_walk_locked(dev, gen, fn, data, &entries);
+		amdgpu_peer_section_end_locked(mgr, entries, start);
+		amdgpu_peer_unlock(mgr, flags);
+		if (done)
+			break;
+		if (mgr->between_sections)
+			mgr->between_sections(mgr);
+		cond_resched();
+		amdgpu_peer_lock(mgr, &flags);
+	}
+}
+
+static bool amdgpu_peer_invalidate_one(struct amdgpu_peer_reg *reg, void *data)
+{
+	unsigned int *n = data;
+
+	if (reg->state != AMDGPU_PEER_LIVE || !reg->free_cb)
+		return false;
+	amdgpu_peer_reg_detach_locked(reg);
+	queue_work(reg->mgr->wq, &reg->owner->flush_work);
+	(*n)++;
+	return false;
 }
 
 /**
@@ -733,33 +1028,25 @@ void amdgpu_peer_dev_init(struct amdgpu_peer_mgr *mgr,
  *
  * For a GPU reset: the DMA addresses of its memory may stop working, so
  * every client that asked for a callback gets one. Persistent registrations
- * stay. The callbacks run asynchronously; the caller does not wait for
- * them (a callback may wait for locks or I/O the reset holds up). Until a
- * callback returned its pin stays, so nothing else is placed in that
- * memory meanwhile.
+ * stay, and so do registrations made while this runs. The callbacks run
+ * asynchronously; the caller does not wait for them (a callback may wait
+ * for locks or I/O the reset holds up). Until a callback returned its pin
+ * stays, so nothing else is placed in that memory meanwhile. Interrupts
+ * are off for at most %AMDGPU_PEER_BATCH entries at a time.
  *
- * Context: any; takes the manager's irq-safe spinlock.
+ * Context: process context; takes a mutex that serialises it with
+ * amdgpu_peer_dev_revoke(), and waits for no callback.
  * Return: the number of registrations detached.
  */
 unsigned int amdgpu_peer_dev_invalidate(struct amdgpu_peer_dev *dev)
 {
 	struct amdgpu_peer_mgr *mgr = dev->mgr;
-	struct amdgpu_peer_pin *pin;
-	struct amdgpu_peer_reg *reg;
-	unsigned long flags;
 	unsigned int n = 0;
 
-	amdgpu_peer_lock(mgr, &flags);
-	list_for_each_entry(pin, &dev->pins, dev_link) {
-		list_for_each_entry(reg, &pin->regs, pin_link) {
-			if (reg->state != AMDGPU_PEER_LIVE || !reg->free_cb)
-				continue;
-			amdgpu_peer_reg_detach_locked(reg);
-			queue_work(mgr->wq, &reg->owner->flush_work);
-			n++;
-		}
-	}
-	amdgpu_peer_unlock(mgr, flags);
+	might_sleep();
+	mutex_lock(&dev->walk_lock);
+	amdgpu_peer_dev_walk(dev, NULL, amdgpu_peer_invalidate_one, &n);
+	mutex_unlock(&dev->walk_lock);
 	atomic_add(n, &mgr->stats.invalidated);
 	return n;
 }
@@ -775,6 +1062,51 @@ static bool amdgpu_peer_dev_idle(struct amdgpu_peer_dev *dev)
 	return idle;
 }
 
+/* What a revocation collects while it walks */
+struct amdgpu_peer_revoke {
+	struct list_head unpins;
+	struct list_head cbs;
+};
+
+static void amdgpu_peer_revoke_first(struct amdgpu_peer_dev *dev)
+{
+	dev->dead = true;
+}
+
+static bool amdgpu_peer_revoke_one(struct amdgpu_peer_reg *reg, void *data)
+{
+	struct amdgpu_peer_revoke *rv = data;
+	struct amdgpu_peer_pin *pin = reg->pin, *last;
+
+	switch (reg->state) {
+	case AMDGPU_PEER_LIVE:
+		if (reg->free_cb) {
+			interval_tree_remove(&reg->it, &reg->owner->regs);
+			break;
+		}
+		amdgpu_peer_reg_detach_locked(reg);
+		fallthrough;
+	case AMDGPU_PEER_DETACHED:
+		/* Persistent: ended, with nobody to tell. */
+		last = amdgpu_peer_reg_drop_pin_locked(reg);
+		if (last)
+			list_add_tail(&last->dev_link, &rv->unpins);
+		amdgpu_peer_tombstone_locked(reg);
+		atomic_inc(&reg->mgr->stats.revoked);
+		return last == pin;
+	case AMDGPU_PEER_DYING:
+		list_del_init(&reg->link);
+		break;
+	default:
+		/* A callback or a release elsewhere. */
+		return false;
+	}
+	amdgpu_peer_reg_start_cb_locked(reg);
+	list_add_tail(&reg->link, &rv->cbs);
+	atomic_inc(&reg->mgr->stats.revoked);
+	return false;
+}
+
 /**
  * amdgpu_peer_dev_revoke - end every registration of a device's memory
  * @dev: the device, going away
@@ -784,7 +1116,9 @@ static bool amdgpu_peer_dev_idle(struct amdgpu_peer_dev *dev)
  * (there is nobody to tell), drops every pin of the device while it can
  * still be unpinned, and refuses new ones. Returns when no callback on the
  * device's memory is running anywhere and every pin is gone. Registrations
- * stay tombstones until put.
+ * stay tombstones until put: their tables stay readable,
+ * amdgpu_peer_retry() says true, and their put returns 0. Interrupts are
+ * off for at most %AMDGPU_PEER_BATCH entries at a time.
  *
  * Context: process context, may sleep; no lock a callback could take may
  * be held.
@@ -792,60 +1126,25 @@ static bool amdgpu_peer_dev_idle(struct amdgpu_peer_dev *dev)
 void amdgpu_peer_dev_revoke(struct amdgpu_peer_dev *dev)
 {
 	struct amdgpu_peer_mgr *mgr = dev->mgr;
-	struct amdgpu_peer_reg *reg, *tmp, *old;
-	struct amdgpu_peer_pin *pin, *ptmp, *last;
-	LIST_HEAD(unpins);
-	LIST_HEAD(olds);
-	LIST_HEAD(cbs);
-	unsigned long flags;
+	struct amdgpu_peer_revoke rv = {
+		.unpins = LIST_HEAD_INIT(rv.unpins),
+		.cbs = LIST_HEAD_INIT(rv.cbs),
+	};
+	struct amdgpu_peer_pin *pin, *ptmp;
+	struct amdgpu_peer_reg *reg, *tmp;
 
 	might_sleep();
-	amdgpu_peer_might_wait_cb();
-	amdgpu_peer_lock(mgr, &flags);
-	dev->dead = true;
-	list_for_each_entry_safe(pin, ptmp, &dev->pins, dev_link) {
-		list_for_each_entry_safe(reg, tmp, &pin->regs, pin_link) {
-			switch (reg->state) {
-			case AMDGPU_PEER_LIVE:
-				if (reg->free_cb) {
-					interval_tree_remove(&reg->it,
-							     &reg->owner->regs);
-					break;
-				}
-				amdgpu_peer_reg_detach_locked(reg);
-				fallthrough;
-			case AMDGPU_PEER_DETACHED:
-				/* Persistent: ended, with nobody to tell. */
-				last = amdgpu_peer_reg_drop_pin_locked(reg);
-				if (last)
-					list_add_tail(&last->dev_link,
-						      &unpins);
-				old = amdgpu_peer_tombstone_locked(reg);
-				if (old)
-					list_add_tail(&old->link, &olds);
-				atomic_inc(&mgr->stats.revoked);
-				continue;
-			case AMDGPU_PEER_DYING:
-				list_del_init(&reg->link);
-				break;
-			default:
-				/* A callback or a release elsewhere. */
-				continue;
-			}
-			amdgpu_peer_reg_start_cb_locked(reg);
-			list_add_tail(&reg->link, &cbs);
-			atomic_inc(&mgr->stats.revoked);
-		}
-	}
-	amdgpu_peer_unlock(mgr, flags);
+	amdgpu_peer_might_wait_cb(mgr);
+	mutex_lock(&dev->walk_lock);
+	amdgpu_peer_dev_walk(dev, amdgpu_peer_revoke_first,
+			     amdgpu_peer_revoke_one, &rv);
+	mutex_unlock(&dev->walk_lock);
 
-	list_for_each_entry_safe(pin, ptmp, &unpins, dev_link) {
+	list_for_each_entry_safe(pin, ptmp, &rv.unpins, dev_link) {
 		list_del_init(&pin->dev_link);
 		amdgpu_peer_pin_destroy(mgr, pin);
 	}
-	list_for_each_entry_safe(reg, tmp, &olds, link)
-		amdgpu_peer_reg_free(reg);
-	list_for_each_entry_safe(reg, tmp, &cbs, link) {
+	list_for_each_entry_safe(reg, tmp, &rv.cbs, link) {
 		list_del_init(&reg->link);
 		amdgpu_peer_reg_call(reg);
 	}
@@ -871,6 +1170,8 @@ struct amdgpu_peer_owner *amdgpu_peer_owner_create(struct amdgpu_peer_mgr *mgr)
 	owner->mgr = mgr;
 	owner->regs = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&owner->dying);
+	amdgpu_peer_epochs_init(&owner->cbs);
+	mutex_init(&owner->cbs.lock);
 	INIT_WORK(&owner->flush_work, amdgpu_peer_flush_work);
 	return owner;
 }
@@ -887,20 +1188,10 @@ bool amdgpu_peer_owner_idle(struct amdgpu_peer_owner *owner)
 	bool idle;
 
 	amdgpu_peer_lock(owner->mgr, &flags);
-	idle = list_empty(&owner->dying) && !owner->cbs_running;
+	idle = list_empty(&owner->dying) && !owner->cbs.count[0] &&
+	       !owner->cbs.count[1];
 	amdgpu_peer_unlock(owner->mgr, flags);
 	return idle;
-}
-
-static bool amdgpu_peer_owner_quiet(struct amdgpu_peer_owner *owner)
-{
-	unsigned long flags;
-	bool quiet;
-
-	amdgpu_peer_lock(owner->mgr, &flags);
-	quiet = !owner->cbs_running;
-	amdgpu_peer_unlock(owner->mgr, flags);
-	return quiet;
 }
 
 /**
@@ -908,11 +1199,13 @@ static bool amdgpu_peer_owner_quiet(struct amdgpu_peer_owner *owner)
  * @owner: the owner
  *
  * Calls the free callback of every registration amdgpu_peer_invalidate()
- * detached and nobody put, then unmaps and unpins. Returns only after every
- * callback of @owner's registrations that was started before, by this or
- * another thread, has returned and its pin is gone. Call it after dropping
- * the locks held around amdgpu_peer_invalidate() and before returning to
- * user space.
+ * detached before the call and nobody put, then unmaps and unpins. Returns
+ * only after every callback of @owner's registrations that began before,
+ * by this or another thread, has returned and its pin is gone. Call it
+ * after dropping the locks held around amdgpu_peer_invalidate() and before
+ * returning to user space. Registrations detached, and callbacks begun,
+ * after the call are left to whoever detached them: another thread
+ * unmapping all the time cannot keep it from returning.
  *
  * Context: process context, may sleep; no lock a callback could take may
  * be held; not from a free callback.
@@ -922,23 +1215,29 @@ void amdgpu_peer_owner_flush(struct amdgpu_peer_owner *owner)
 	struct amdgpu_peer_mgr *mgr = owner->mgr;
 	struct amdgpu_peer_reg *reg;
 	unsigned long flags;
+	u64 seq;
 
 	might_sleep();
-	amdgpu_peer_might_wait_cb();
+	amdgpu_peer_might_wait_cb(mgr);
+	amdgpu_peer_lock(mgr, &flags);
+	seq = owner->dying_seq;
+	amdgpu_peer_unlock(mgr, flags);
 	for (;;) {
 		amdgpu_peer_lock(mgr, &flags);
 		reg = list_first_entry_or_null(&owner->dying,
 					       struct amdgpu_peer_reg, link);
-		if (reg) {
+		if (reg && reg->dying_seq <= seq) {
 			list_del_init(&reg->link);
 			amdgpu_peer_reg_start_cb_locked(reg);
+		} else {
+			reg = NULL;
 		}
 		amdgpu_peer_unlock(mgr, flags);
 		if (!reg)
 			break;
 		amdgpu_peer_reg_call(reg);
 	}
-	wait_event(mgr->cb_wq, amdgpu_peer_owner_quiet(owner));
+	amdgpu_peer_epochs_wait(mgr, &owner->cbs);
 }
 
 /**
@@ -956,23 +1255,38 @@ void amdgpu_peer_owner_destroy(struct amdgpu_peer_owner *owner)
 {
 	struct amdgpu_peer_mgr *mgr = owner->mgr;
 	struct interval_tree_node *it;
+	struct amdgpu_peer_reg *reg;
 	unsigned long flags;
-	unsigned int n = 0;
+	unsigned int n = 0, k;
+	u64 start;
 
-	amdgpu_peer_lock(mgr, &flags);
-	owner->dead = true;
-	while ((it = interval_tree_iter_first(&owner->regs, 0, U64_MAX))) {
-		amdgpu_peer_reg_detach_locked(container_of(it,
-							   struct amdgpu_peer_reg,
-							   it));
-		n++;
-	}
-	amdgpu_peer_unlock(mgr, flags);
+	might_sleep();
+	do {
+		amdgpu_peer_lock(mgr, &flags);
+		start = ktime_get_ns();
+		owner->dead = true;
+		for (k = 0; k < AMDGPU_PEER_BATCH; k++) {
+			it = interval_tree_iter_first(&owner->regs, 0, U64_MAX);
+			if (!it)
+				break;
+			reg = container_of(it, struct amdgpu_peer_reg, it);
+			amdgpu_peer_reg_detach_locked(reg);
+		}
+		amdgpu_peer_section_end_locked(mgr, k, start);
+		amdgpu_peer_unlock(mgr, flags);
+		n += k;
+	} while (it);
 	atomic_add(n, &mgr->stats.invalidated);
 
 	cancel_work_sync(&owner->flush_work);
 	amdgpu_peer_owner_flush(owner);
-	WARN_ON(!amdgpu_peer_owner_idle(owner));
+	/*
+	 * A revocation may have begun callbacks of its registrations after
+	 * the flush's epoch switch: nothing new joins a dead owner, so wait
+	 * for all of them before it goes.
+	 */
+	wait_event(mgr->cb_wq, amdgpu_peer_owner_idle(owner));
+	mutex_destroy(&owner->cbs.lock);
 	kfree(owner);
 }
 
@@ -1023,18 +1337,26 @@ static int amdgpu_peer_may_charge_locked(struct amdgpu_peer_owner *owner,
  * the device or the owner was lost to a race while pinning, the pin's
  * mapping has no segment for the range, or memory ran out.
  *
+ * The peer DMA device is the registration's client (see the DOC comment):
+ * while it has &amdgpu_peer_mgr.max_tombstones tombstones, a registration
+ * with a free callback is refused before anything is pinned, and leaves no
+ * state behind. A client's record is allocated here, outside the lock, at
+ * its first registration.
+ *
  * Context: process context, may sleep. Takes no sleeping lock itself.
  * Return: 0 and *@info set, or a negative errno and *@info untouched:
  * -EAGAIN without @args->may_pin when no pin exists yet, -ENOSPC over the
- * device's quota, -ESRCH if @owner is being destroyed, -ENODEV if the
- * device was revoked, -EFAULT if the range is outside the object, -ENOMEM,
- * or the pin's error. @undo may have entries after a failure, never after
- * a success: pass it to amdgpu_peer_register_undo() after either.
+ * device's quota or, with a free callback, at the client's tombstone
+ * bound, -ESRCH if @owner is being destroyed, -ENODEV if the device was
+ * revoked, -EFAULT if the range is outside the object, -ENOMEM, or the
+ * pin's error. @undo may have entries after a failure, never after a
+ * success: pass it to amdgpu_peer_register_undo() after either.
  */
 int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 			 const struct amdgpu_peer_reg_args *args,
 			 struct amd_p2p_info **info, struct list_head *undo)
 {
+	struct amdgpu_peer_client *client, *spare = NULL, *gone;
 	struct amdgpu_peer_mgr *mgr = owner->mgr;
 	struct amdgpu_peer_pin *pin, *last;
 	struct amdgpu_peer_dev *dev;
@@ -1051,10 +1373,18 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 	amdgpu_peer_lock(mgr, &flags);
 	pin = amdgpu_peer_pin_find_locked(mgr, args->obj, args->dma_dev,
 					  args->dir);
+	client = amdgpu_peer_client_find_locked(mgr, args->dma_dev);
 	if (owner->dead) {
 		r = -ESRCH;
 	} else if (pin && pin->dev->dead) {
 		r = -ENODEV;
+	} else if (!pin && args->may_pin && args->dev &&
+		   args->dev->mgr == mgr && args->dev->dead) {
+		/* Before the bounds: -ENOSPC makes hfi1 evict for nothing */
+		r = -ENODEV;
+	} else if (amdgpu_peer_client_full_locked(mgr, client, args)) {
+		r = -ENOSPC;
+		atomic_inc(&mgr->stats.refused);
 	} else if (pin) {
 		pin->users++;
 		pin->dev->busy++;
@@ -1065,13 +1395,33 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 		r = amdgpu_peer_may_charge_locked(owner, args->dev,
 						  args->length);
 	}
+	/* The client stays until this registration is freed or given up */
+	if (!r && client)
+		client->users++;
 	amdgpu_peer_unlock(mgr, flags);
 	if (r)
 		return r;
+
+	if (!client) {
+		spare = kzalloc(sizeof(*spare), GFP_KERNEL);
+		if (!spare) {
+			r = -ENOMEM;
+			if (pin)
+				goto err_pin;
+			return r;
+		}
+		atomic_inc(&mgr->stats.allocs);
+	}
 	if (!pin) {
 		pin = amdgpu_peer_pin_create(mgr, args, undo);
-		if (IS_ERR(pin))
+		if (IS_ERR(pin)) {
+			amdgpu_peer_lock(mgr, &flags);
+			gone = amdgpu_peer_client_unuse_locked(mgr, client);
+			amdgpu_peer_unlock(mgr, flags);
+			amdgpu_peer_client_free(mgr, gone);
+			kfree(spare);
 			return PTR_ERR(pin);
+		}
 	}
 	dev = pin->dev;
 
@@ -1084,7 +1434,7 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 		goto err_pin;
 	}
 
-	reg = kzalloc(struct_size(reg, sgl, n), GFP_KERNEL);
+	reg = amdgpu_peer_reg_kzalloc(mgr, struct_size(reg, sgl, n));
 	if (!reg) {
 		r = -ENOMEM;
 		goto err_pin;
@@ -1105,10 +1455,30 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 	reg->info.priv = reg;
 
 	amdgpu_peer_lock(mgr, &flags);
+	if (!client) {
+		/* Another first registration for the device may have won */
+		client = amdgpu_peer_client_find_locked(mgr, args->dma_dev);
+		if (client) {
+			client->users++;
+		} else {
+			client = spare;
+			spare = NULL;
+			client->dma_dev = get_device(args->dma_dev);
+			client->users = 1;
+			hash_add(mgr->clients, &client->node,
+				 (unsigned long)client->dma_dev);
+			atomic_inc(&mgr->stats.clients);
+		}
+	}
 	r = amdgpu_peer_may_charge_locked(owner, dev, args->length);
+	if (!r && amdgpu_peer_client_full_locked(mgr, client, args)) {
+		/* Its callbacks made tombstones while this one pinned */
+		r = -ENOSPC;
+		atomic_inc(&mgr->stats.refused);
+	}
 	if (r) {
 		amdgpu_peer_unlock(mgr, flags);
-		kfree(reg);
+		amdgpu_peer_reg_kfree(mgr, reg);
 		goto err_pin;
 	}
 	reg->info.pid = get_pid(args->pid);
@@ -1116,7 +1486,10 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 	reg->charge = args->length;
 	reg->pin = pin;
 	reg->owner = owner;
+	reg->client = client;
 	reg->state = AMDGPU_PEER_LIVE;
+	/* A walk of the device's pins under way passes it by */
+	reg->walk_gen = dev->walk_gen;
 	interval_tree_insert(&reg->it, &owner->regs);
 	list_add_tail(&reg->pin_link, &pin->regs);
 	hash_add(mgr->regs, &reg->hnode, (unsigned long)&reg->info);
@@ -1124,6 +1497,8 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 	dev->busy--;
 	atomic_inc(&mgr->stats.regs);
 	amdgpu_peer_unlock(mgr, flags);
+	/* Not needed if another first registration made the record */
+	kfree(spare);
 	if (wq_has_sleeper(&mgr->cb_wq))
 		wake_up_all(&mgr->cb_wq);
 	return 0;
@@ -1133,8 +1508,11 @@ err_pin:
 	last = amdgpu_peer_pin_unuse_locked(mgr, pin);
 	/* The last user's busy count goes with the unpin: see above */
 	if (!last)
-		dev->busy--;
+		pin->dev->busy--;
+	gone = amdgpu_peer_client_unuse_locked(mgr, client);
 	amdgpu_peer_unlock(mgr, flags);
+	amdgpu_peer_client_free(mgr, gone);
+	kfree(spare);
 	if (last)
 		list_add_tail(&last->dev_link, undo);
 	else
@@ -1180,7 +1558,8 @@ void amdgpu_peer_register_undo(struct amdgpu_peer_mgr *mgr,
  * callback to the dying list, and every one without out of @owner (it
  * stays pinned until put); the path then calls amdgpu_peer_owner_flush()
  * after dropping its locks. If it does not, a worker runs the callbacks.
- * Costs O(k log n) for k detached of n registrations.
+ * Costs O(k log n) for k detached of n registrations, with interrupts off
+ * for at most %AMDGPU_PEER_BATCH of them at a time.
  *
  * Context: any; takes the manager's irq-safe spinlock.
  * Return: the number of registrations detached.
@@ -1189,19 +1568,31 @@ unsigned int amdgpu_peer_invalidate(struct amdgpu_peer_owner *owner,
 				    u64 first, u64 last)
 {
 	struct amdgpu_peer_mgr *mgr = owner->mgr;
+	unsigned int n = 0, dying = 0, k;
 	struct interval_tree_node *it;
-	unsigned int n = 0, dying = 0;
 	unsigned long flags;
+	u64 start;
 
-	amdgpu_peer_lock(mgr, &flags);
-	while ((it = interval_tree_iter_first(&owner->regs, first, last))) {
-		dying += amdgpu_peer_reg_detach_locked(container_of(it,
-					struct amdgpu_peer_reg, it));
-		n++;
-	}
-	if (dying && !owner->dead && !mgr->no_backstop)
-		queue_work(mgr->wq, &owner->flush_work);
-	amdgpu_peer_unlock(mgr, flags);
+	/*
+	 * In sections: what was detached left the tree, so each section
+	 * starts again with a query of the range.
+	 */
+	do {
+		amdgpu_peer_lock(mgr, &flags);
+		start = ktime_get_ns();
+		for (k = 0; k < AMDGPU_PEER_BATCH; k++) {
+			it = interval_tree_iter_first(&owner->regs, first, last);
+			if (!it)
+				break;
+			dying += amdgpu_peer_reg_detach_locked(container_of(it,
+						struct amdgpu_peer_reg, it));
+		}
+		if (!it && dying && !owner->dead && !mgr->no_backstop)
+			queue_work(mgr->wq, &owner->flush_work);
+		amdgpu_peer_section_end_locked(mgr, k, start);
+		amdgpu_peer_unlock(mgr, flags);
+		n += k;
+	} while (it);
 
 	atomic_add(n + 1, &mgr->stats.visited);
 	atomic_add(n, &mgr->stats.invalidated);
@@ -1249,8 +1640,12 @@ static bool amdgpu_peer_reg_released(struct amdgpu_peer_mgr *mgr,
  * @info: the registration; set to NULL
  *
  * See &amd_rdma_interface.put_pages. The registration is looked up in the
- * manager before anything of it is touched, so a put of one that was
- * reclaimed or already put is harmless. A put of a registration whose
+ * manager before anything of it is touched. Since no registration is freed
+ * before its put, the address of one that was not put is never another's:
+ * the put releases the registration it was given and no other. A second
+ * put is recognised while the registration still exists (its callback is
+ * running) and returns 0. A put of a tombstone makes room under its
+ * client's tombstone bound at once. A put of a registration whose
  * callback another thread is running waits for the callback to return
  * where it may sleep, unless it comes from inside a callback (which might
  * be waited for in turn), so that the client may free what its callback
@@ -1309,7 +1704,7 @@ int amdgpu_peer_put(struct amdgpu_peer_mgr *mgr, struct amd_p2p_info **info)
 		break;
 	case AMDGPU_PEER_TOMBSTONE:
 		list_del_init(&reg->link);
-		mgr->nr_tombstones--;
+		reg->client->tombstones--;
 		atomic_dec(&mgr->stats.tombstones);
 		release = true;
 		break;
@@ -1329,7 +1724,7 @@ out:
 	*info = NULL;
 	/* Every put that could have waited tells lockdep, not only this one */
 	if (may_wait)
-		amdgpu_peer_might_wait_cb();
+		amdgpu_peer_might_wait_cb(mgr);
 	if (wait) {
 		atomic_inc(&mgr->stats.put_waits);
 		wait_event(mgr->cb_wq, amdgpu_peer_reg_released(mgr, reg));
@@ -1346,8 +1741,12 @@ out:
  * See amdkfd_rdma_retry() in amd_rdma.h. True once amdgpu_peer_invalidate(),
  * a device event or a revocation has detached @info for its callback
  * (DYING, IN_CALLBACK, TOMBSTONE), and for anything the manager does not
- * know as not yet put. A persistent registration whose mapping went
- * (DETACHED) stays pinned and mapped: false. The state changes under the
+ * know as not yet put. The registration is found by the address @info:
+ * that is sound because no registration is freed before it is put, so the
+ * address of one the caller has not put is not another registration's
+ * (see the DOC comment; a caller that asks after its put may be told
+ * about whatever registration now lives there). A persistent registration
+ * whose mapping went (DETACHED) stays pinned and mapped: false. The state changes under the
  * manager's lock before the callback is called, so a client that asks
  * under a lock its callback takes learns of every callback that did not
  * find its NIC programmed.

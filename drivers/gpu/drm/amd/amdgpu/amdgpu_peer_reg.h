@@ -29,6 +29,7 @@
 #include <linux/hashtable.h>
 #include <linux/interval_tree.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -88,7 +89,9 @@ struct amdgpu_peer_pin_ops {
  * @visited: interval tree queries made by amdgpu_peer_invalidate()
  * @regs: registrations allocated and not yet freed
  * @tombstones: registrations whose callback ran and that were not put
- * @reclaimed: tombstones freed because there were too many
+ * @refused: gets refused because their client reached
+ *	&amdgpu_peer_mgr.max_tombstones
+ * @clients: client records allocated and not yet freed
  * @revoked: registrations ended by a device revocation
  * @allocs: memory allocations of the core: registrations, pins, their
  *	segment tables and owners
@@ -97,6 +100,10 @@ struct amdgpu_peer_pin_ops {
  * @unknown_puts: puts of a registration the core no longer knows
  * @put_waits: puts that waited for a callback running on another thread
  * @retries: amdgpu_peer_retry() answers that the addresses are not good
+ * @might_wait: times a thread told lockdep it may wait for a callback
+ * @section_max: most entries (registrations and pins) that one section of
+ *	a walk under &amdgpu_peer_mgr.lock looked at; a test may reset it
+ * @section_max_ns: the longest such section, in nanoseconds
  */
 struct amdgpu_peer_stats {
 	atomic_t pins;
@@ -106,7 +113,8 @@ struct amdgpu_peer_stats {
 	atomic_t visited;
 	atomic_t regs;
 	atomic_t tombstones;
-	atomic_t reclaimed;
+	atomic_t refused;
+	atomic_t clients;
 	atomic_t revoked;
 	atomic_t allocs;
 	atomic_t seg_visits;
@@ -114,6 +122,34 @@ struct amdgpu_peer_stats {
 	atomic_t unknown_puts;
 	atomic_t put_waits;
 	atomic_t retries;
+	atomic_t might_wait;
+	atomic_t section_max;
+	atomic64_t section_max_ns;
+};
+
+/*
+ * Entries (registrations and pins) that a walk of many looks at in one
+ * section under &amdgpu_peer_mgr.lock, with interrupts off, before it
+ * drops the lock and takes it again.
+ */
+#define AMDGPU_PEER_BATCH	64
+
+/**
+ * struct amdgpu_peer_epochs - wait for the callbacks begun before a point
+ *
+ * Each callback is counted, from the moment it begins until its unpin is
+ * done, in the epoch current when it began. A waiter makes the other epoch
+ * current and waits for the count of the old one to drop to zero: callbacks
+ * begun after that cannot hold it up. Waiters take turns (@lock), so that
+ * an epoch is only ever made current again once it has drained.
+ */
+struct amdgpu_peer_epochs {
+	/** @count: callbacks of each epoch running; guarded by the mgr lock. */
+	unsigned int count[2];
+	/** @cur: the epoch new callbacks count in; guarded by the mgr lock. */
+	unsigned int cur;
+	/** @lock: held by a waiter from the switch to the end of its wait. */
+	struct mutex lock;
 };
 
 /**
@@ -142,17 +178,25 @@ struct amdgpu_peer_mgr {
 	 * it no longer knows without touching it; guarded by @lock.
 	 */
 	DECLARE_HASHTABLE(regs, 10);
-	/** @tombstones: oldest first; guarded by @lock. */
-	struct list_head tombstones;
-	/** @nr_tombstones: length of @tombstones; guarded by @lock. */
-	unsigned int nr_tombstones;
 	/**
-	 * @max_tombstones: beyond this many tombstones the oldest is freed;
-	 * 0 means no limit. Written before any registration exists.
+	 * @clients: a record per peer DMA device that has registrations or
+	 * tombstones, hashed by the device; guarded by @lock.
+	 */
+	DECLARE_HASHTABLE(clients, 6);
+	/** @tombstones: every tombstone not yet put; guarded by @lock. */
+	struct list_head tombstones;
+	/**
+	 * @max_tombstones: most tombstones one client (peer DMA device) may
+	 * have: while it has that many, its gets with a free callback fail
+	 * with -ENOSPC. 0 means no limit. A tombstone is never freed before
+	 * it is put (or the manager goes).
 	 */
 	unsigned int max_tombstones;
-	/** @cbs_running: free callbacks being called; guarded by @lock. */
-	unsigned int cbs_running;
+	/**
+	 * @cbs: callbacks begun and not done, by epoch, for
+	 * amdgpu_peer_mgr_synchronize().
+	 */
+	struct amdgpu_peer_epochs cbs;
 	/**
 	 * @running: registrations whose free callback is being called;
 	 * guarded by @lock.
@@ -166,6 +210,21 @@ struct amdgpu_peer_mgr {
 	 * to flush. Tests only.
 	 */
 	bool no_backstop;
+	/**
+	 * @between_sections: called between two sections of a device walk,
+	 * without the lock, so that tests change the lists there. Tests
+	 * only.
+	 */
+	void (*between_sections)(struct amdgpu_peer_mgr *mgr);
+	/**
+	 * @reg_alloc: allocates the zeroed memory of a registration, and
+	 * @reg_free frees it, so that a test decides where registrations are
+	 * placed (e.g. at the address of one freed before). kzalloc() and
+	 * kfree() when NULL. Tests only.
+	 */
+	void *(*reg_alloc)(struct amdgpu_peer_mgr *mgr, size_t size);
+	/** @reg_free: see @reg_alloc. */
+	void (*reg_free)(struct amdgpu_peer_mgr *mgr, void *mem);
 	/** @stats: counters, see &struct amdgpu_peer_stats. */
 	struct amdgpu_peer_stats stats;
 };
@@ -194,6 +253,16 @@ struct amdgpu_peer_dev {
 	unsigned int busy;
 	/** @dead: revoked; nothing new is pinned; guarded by &mgr->lock. */
 	bool dead;
+	/**
+	 * @walk_lock: serialises amdgpu_peer_dev_invalidate() and
+	 * amdgpu_peer_dev_revoke(), which walk @pins in sections.
+	 */
+	struct mutex walk_lock;
+	/**
+	 * @walk_gen: the generation of the last walk: the pins and
+	 * registrations it looked at carry it; guarded by &mgr->lock.
+	 */
+	unsigned int walk_gen;
 };
 
 /**
@@ -211,10 +280,18 @@ struct amdgpu_peer_owner {
 	struct amdgpu_peer_mgr *mgr;
 	/** @regs: live registrations by key range; guarded by &mgr->lock. */
 	struct rb_root_cached regs;
-	/** @dying: detached, callback not started; guarded by &mgr->lock. */
+	/**
+	 * @dying: detached, callback not started, in the order they were
+	 * detached; guarded by &mgr->lock.
+	 */
 	struct list_head dying;
-	/** @cbs_running: callbacks being called; guarded by &mgr->lock. */
-	unsigned int cbs_running;
+	/** @dying_seq: registrations ever detached; guarded by &mgr->lock. */
+	u64 dying_seq;
+	/**
+	 * @cbs: callbacks of this owner's registrations begun and not done,
+	 * by epoch, for amdgpu_peer_owner_flush().
+	 */
+	struct amdgpu_peer_epochs cbs;
 	/** @dead: being destroyed; guarded by &mgr->lock. */
 	bool dead;
 	/** @flush_work: backstop that runs the callbacks nobody flushed. */

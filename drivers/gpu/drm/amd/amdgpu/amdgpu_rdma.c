@@ -82,7 +82,7 @@ static unsigned int amdgpu_rdma_max_tombstones = 16384;
 module_param_named(rdma_max_tombstones, amdgpu_rdma_max_tombstones, uint,
 		   0444);
 MODULE_PARM_DESC(rdma_max_tombstones,
-		 "Registrations kept after their free callback until put, before the oldest is freed (0 = no limit)");
+		 "Registrations per RDMA device kept after their free callback until put; while a device has that many, its gets with a free callback fail with -ENOSPC (0 = no limit)");
 
 static struct amdgpu_peer_mgr amdgpu_rdma_mgr;
 static bool amdgpu_rdma_ready;
@@ -733,7 +733,22 @@ void amdgpu_rdma_device_fini(struct amdgpu_device *adev)
  * @adev's memory that has one is queued; the reset does not wait for them.
  * Persistent registrations stay.
  *
- * Context: process context; the reset domain may be locked.
+ * The reset cannot wait. It runs on the path that signals the fences of
+ * the hung jobs (amdgpu_job_timedout() -> amdgpu_device_gpu_recover(),
+ * which calls amdgpu_amdkfd_pre_reset() and then force-completes the
+ * rings' fences), and code on that path must not wait for anything that
+ * may itself wait for such a fence (the dma-fence cross-driver contract
+ * and signalling annotations in dma-fence.c). A client's callback may take
+ * a lock of the client's that a thread holds around get_pages() (the
+ * contract allows it), and that thread's first get may be waiting in
+ * amdgpu_rdma_pin() for the move fence of the BO it pins, which the reset
+ * is what signals. So the callbacks run from the workqueue while the reset
+ * goes on. Each registration keeps its pin until its callback has
+ * returned, so the peer never reaches memory handed to someone else; what
+ * the peer read or wrote while the GPU was being reset is undefined, and a
+ * client treats the callback as the loss of its transfers in flight.
+ *
+ * Context: process context; the reset domain is locked.
  */
 void amdgpu_rdma_device_reset(struct amdgpu_device *adev)
 {
@@ -754,7 +769,7 @@ void amdgpu_rdma_device_reset(struct amdgpu_device *adev)
  * @vm: the VM
  *
  * Persistent registrations stay pinned until they are put; tombstones stay
- * until they are put or reclaimed.
+ * until they are put.
  *
  * Context: process context, no amdgpu lock held.
  */

@@ -1250,6 +1250,11 @@ struct cxi_md {
 	 */
 	bool put_waits;
 	unsigned int synced_before_free;
+	/*
+	 * model: cxi with the one-line change amd-rdma.rst asks for, a put
+	 * in amd_put_pages() whether or not the callback ran
+	 */
+	bool puts_after_cb;
 };
 
 /* amd_free_callback(): clear the PTEs, flag the MD; never a put */
@@ -1313,7 +1318,7 @@ static void cxi_amd_put_pages(struct cxi_md *md)
 	if (!p2p_info)
 		return;
 	refcount_dec(&md->refcount);
-	if (!READ_ONCE(md->cleanup_done))
+	if (!READ_ONCE(md->cleanup_done) || md->puts_after_cb)
 		md->amd_rdma_ops->put_pages(&p2p_info);
 	md->sgt = NULL;
 }
@@ -1371,10 +1376,12 @@ static int cxi_map(struct rdma_fake *f, struct cxi_md *md, u64 va, u64 len)
 	void (*window)(void *arg) = md->window;
 	void *window_arg = md->window_arg;
 	bool uses_retry = md->uses_retry;
+	bool puts_after_cb = md->puts_after_cb;
 	int page_shift = PAGE_SHIFT, ret;
 	u64 va_start, va_len;
 
 	memset(md, 0, sizeof(*md));
+	md->puts_after_cb = puts_after_cb;
 	md->uses_retry = uses_retry &&
 			 (amdkfd_rdma_capabilities() & AMD_RDMA_CAP_RETRY);
 	md->put_waits = amdkfd_rdma_capabilities() &
@@ -1517,36 +1524,80 @@ static void cxi_free_and_reuse(struct kunit *test)
 
 /*
  * cxi never puts after the callback: every MD whose buffer the
- * application freed leaves a tombstone, and amdgpu keeps only the newest
- * rdma_max_tombstones of them.
+ * application freed leaves a tombstone, which amdgpu keeps until it is
+ * put. At rdma_max_tombstones of them on its NIC (4 here), cxi's next
+ * get_pages() fails with -ENOSPC, and so does its map (cxi_map() returns
+ * the error to its caller): that NIC maps no more GPU memory. A cxi with
+ * the one-line change (put whether or not the callback ran) leaves no
+ * tombstone and maps on as long as the application wants.
  */
-static void cxi_never_puts_bounded(struct kunit *test)
+static void cxi_never_puts_bounded_on(struct kunit *test, bool puts_after_cb)
 {
 	struct rdma_fake *f = rdma_fake_init(test);
 	struct amdgpu_peer_mgr *mgr = amdgpu_rdma_test_mgr();
+	const unsigned int bound = 4, rounds = 10;
 	struct app_buf buf = {};
 	struct cxi_md *md;
-	int regs, reclaimed, i;
+	int regs, tombs, refused, ret;
+	unsigned int i, mapped = 0;
 
 	md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, md);
-	/* Room for four more tombstones than earlier tests left. */
+	/* The NIC is this test's: no tombstone of it yet */
 	amdkfd_rdma_synchronize();
-	mgr->max_tombstones = atomic_read(&mgr->stats.tombstones) + 4;
+	mgr->max_tombstones = bound;
 	regs = atomic_read(&mgr->stats.regs);
-	reclaimed = atomic_read(&mgr->stats.reclaimed);
-	for (i = 0; i < 10; i++) {
+	tombs = atomic_read(&mgr->stats.tombstones);
+	refused = atomic_read(&mgr->stats.refused);
+	for (i = 0; i < rounds; i++) {
 		app_malloc(test, f, &buf, CXI_VA, SZ_2M, 1, false);
-		KUNIT_ASSERT_EQ(test, cxi_map(f, md, buf.va, SZ_2M), 0);
+		md->puts_after_cb = puts_after_cb;
+		ret = cxi_map(f, md, buf.va, SZ_2M);
+		if (!puts_after_cb && i >= bound) {
+			/* The bound: refused, nothing pinned or kept */
+			KUNIT_EXPECT_EQ(test, ret, -ENOSPC);
+			KUNIT_EXPECT_NULL(test, md->p2p_info);
+			KUNIT_EXPECT_EQ(test, atomic_read(&buf.bo->pinned), 0);
+			put_pid(md->pid);	/* the model puts what cxi leaks */
+			md->pid = NULL;
+			mutex_destroy(&md->ac_mutex);
+			app_free(f, &buf);
+			continue;
+		}
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		mapped++;
 		cxi_expect_wire(test, md, &buf, buf.va, SZ_2M);
 		app_free(f, &buf);
+		KUNIT_EXPECT_TRUE(test, READ_ONCE(md->cleanup_done));
 		cxi_unmap(md);
 	}
-	KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.tombstones),
-			(int)mgr->max_tombstones);
-	KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.reclaimed) - reclaimed,
-			6);
-	KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.regs), regs + 4);
+	amdkfd_rdma_synchronize();
+	if (puts_after_cb) {
+		KUNIT_EXPECT_EQ(test, mapped, rounds);
+		KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.tombstones),
+				tombs);
+		KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.regs), regs);
+		KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.refused),
+				refused);
+	} else {
+		KUNIT_EXPECT_EQ(test, mapped, bound);
+		KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.tombstones),
+				tombs + (int)bound);
+		KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.regs),
+				regs + (int)bound);
+		KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.refused),
+				refused + (int)(rounds - bound));
+	}
+}
+
+static void cxi_never_puts_bounded(struct kunit *test)
+{
+	cxi_never_puts_bounded_on(test, false);
+}
+
+static void cxi_puts_after_callback_unbounded(struct kunit *test)
+{
+	cxi_never_puts_bounded_on(test, true);
 }
 
 /*
@@ -1728,6 +1779,7 @@ static struct kunit_case rdma_clients_cases[] = {
 	KUNIT_CASE(hfi1_release_races_callback),
 	KUNIT_CASE(cxi_free_and_reuse),
 	KUNIT_CASE(cxi_never_puts_bounded),
+	KUNIT_CASE(cxi_puts_after_callback_unbounded),
 	KUNIT_CASE_PARAM(cxi_map_retry_window, cxi_window_gen_params),
 	KUNIT_CASE(cxi_exit_put_races_callback),
 	{}

@@ -367,6 +367,74 @@ static void vm_kfd_unmap_fires(struct kunit *test)
 }
 
 /*
+ * The reset does not wait for the callbacks (it cannot: see
+ * amdgpu_rdma_device_reset()), but the memory stays pinned for each
+ * registration until its own callback has returned. Two registrations on
+ * two BOs, whose callbacks block until the test lets them go, one after
+ * the other, on the workqueue, while the reset path has long returned.
+ */
+struct vm_blocking_client {
+	struct vm_client c;
+	struct completion entered;
+	struct completion release;
+};
+
+static void vm_blocking_cb(void *priv)
+{
+	struct vm_blocking_client *b = priv;
+
+	complete(&b->entered);
+	wait_for_completion(&b->release);
+	atomic_inc(&b->c.callbacks);
+}
+
+static void vm_gpu_reset_pins_until_callback(struct kunit *test)
+{
+	struct vm_test_ctx *ctx = test->priv;
+	const struct amd_rdma_interface *ops = ctx->f->ops;
+	struct amdgpu_peer_mgr *mgr = amdgpu_rdma_test_mgr();
+	struct vm_blocking_client *b;
+	struct rdma_fake_bo *bos[2] = { ctx->bo, ctx->other };
+	u64 va[2] = { VM_MB(64), VM_MB(256) };
+	int i;
+
+	b = kunit_kcalloc(test, 2, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	/* Callbacks at reset run on the core's workqueue */
+	mgr->no_backstop = false;
+	for (i = 0; i < 2; i++) {
+		init_completion(&b[i].entered);
+		init_completion(&b[i].release);
+		b[i].c.f = ctx->f;
+		rdma_fake_map(ctx->f, bos[i], va[i], 0, VM_MB(4),
+			      RDMA_FAKE_RW);
+		KUNIT_ASSERT_EQ(test, rdma_fake_get(ctx->f, va[i], VM_MB(1),
+						    vm_blocking_cb, &b[i],
+						    &b[i].c.info), 0);
+	}
+	KUNIT_EXPECT_EQ(test, amdgpu_amdkfd_pre_reset(ctx->f->adev, NULL), 0);
+	/* The reset path returned; the first callback runs and blocks */
+	wait_for_completion(&b[0].entered);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&bos[i]->pinned), 1);
+		/* What the client learns if it asks */
+		KUNIT_EXPECT_TRUE(test, amdkfd_rdma_retry(b[i].c.info));
+	}
+	complete(&b[0].release);
+	/* The second runs once the first returned and was unpinned */
+	wait_for_completion(&b[1].entered);
+	KUNIT_EXPECT_EQ(test, atomic_read(&bos[0]->pinned), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&bos[1]->pinned), 1);
+	complete(&b[1].release);
+	amdkfd_rdma_synchronize();
+	KUNIT_EXPECT_EQ(test, atomic_read(&bos[1]->pinned), 0);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&b[i].c.callbacks), 1);
+		KUNIT_EXPECT_EQ(test, ops->put_pages(&b[i].c.info), 0);
+	}
+}
+
+/*
  * GPU reset and RAS recovery (amdgpu_amdkfd_pre_reset()): the callbacks
  * of those that asked are queued, not waited for; persistent pins stay.
  */
@@ -415,7 +483,9 @@ KUNIT_ARRAY_PARAM(vm_teardown, vm_teardowns, vm_teardown_desc);
 /*
  * The GPU goes away: every registration ends, with its callback if it has
  * one; persistent ones end without; every pin is dropped before the call
- * returns; the tombstones are put late.
+ * returns; the tombstones are put late. The holder of the persistent one
+ * (current hfi1's send path) finds nothing pinned, its table still
+ * readable, amdkfd_rdma_retry() true, and its put returning 0.
  */
 static void vm_device_teardown_revokes(struct kunit *test)
 {
@@ -431,6 +501,7 @@ static void vm_device_teardown_revokes(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ops->get_pages(VM_MB(66), VM_MB(1),
 					     task_pid(current), ctx->f->nic,
 					     &persistent, NULL, NULL), 0);
+	KUNIT_EXPECT_FALSE(test, amdkfd_rdma_retry(persistent));
 	if (*t == VM_TEARDOWN_FINI_HW) {
 		/* A system suspend does not end them ... */
 		amdgpu_amdkfd_suspend(adev, false);
@@ -444,8 +515,13 @@ static void vm_device_teardown_revokes(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo->pinned), 0);
 	vm_expect_fired(test, &a);
-	KUNIT_EXPECT_NOT_NULL(test, persistent->pages);
+	KUNIT_ASSERT_NOT_NULL(test, persistent->pages);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(persistent->pages->sgl),
+			rdma_fake_dma(ctx->bo, VM_MB(2)));
+	KUNIT_EXPECT_EQ(test, rdma_fake_sg_len(persistent), VM_MB(1));
+	KUNIT_EXPECT_TRUE(test, amdkfd_rdma_retry(persistent));
 	KUNIT_EXPECT_EQ(test, ops->put_pages(&persistent), 0);
+	KUNIT_EXPECT_NULL(test, persistent);
 }
 
 static struct kunit_case vm_cases[] = {
@@ -460,6 +536,7 @@ static struct kunit_case vm_cases[] = {
 	KUNIT_CASE(vm_kfd_free_fires),
 	KUNIT_CASE_PARAM(vm_kfd_unmap_fires, vm_kfd_unmap_gen_params),
 	KUNIT_CASE(vm_gpu_reset_fires),
+	KUNIT_CASE(vm_gpu_reset_pins_until_callback),
 	KUNIT_CASE_PARAM(vm_device_teardown_revokes, vm_teardown_gen_params),
 	{}
 };
