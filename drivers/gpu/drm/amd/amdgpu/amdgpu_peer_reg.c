@@ -76,6 +76,8 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/overflow.h>
+#include <kunit/static_stub.h>
+#include <kunit/visibility.h>
 
 #include "amdgpu_peer_reg.h"
 
@@ -403,6 +405,18 @@ static void amdgpu_peer_view(struct amdgpu_peer_mgr *mgr,
 	reg->table.nents = n;
 	reg->table.orig_nents = n;
 }
+
+/*
+ * The memory of a registration, allocated after its pin is held: tests
+ * make it fail there (KUNIT_STATIC_STUB_REDIRECT).
+ */
+VISIBLE_IF_KUNIT void *amdgpu_peer_reg_alloc(struct amdgpu_peer_mgr *mgr,
+					     size_t size)
+{
+	KUNIT_STATIC_STUB_REDIRECT(amdgpu_peer_reg_alloc, mgr, size);
+	return kzalloc(size, GFP_KERNEL);
+}
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_peer_reg_alloc);
 
 static void amdgpu_peer_reg_free(struct amdgpu_peer_reg *reg)
 {
@@ -1084,7 +1098,7 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 		goto err_pin;
 	}
 
-	reg = kzalloc(struct_size(reg, sgl, n), GFP_KERNEL);
+	reg = amdgpu_peer_reg_alloc(mgr, struct_size(reg, sgl, n));
 	if (!reg) {
 		r = -ENOMEM;
 		goto err_pin;

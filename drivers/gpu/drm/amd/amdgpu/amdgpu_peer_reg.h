@@ -288,4 +288,9 @@ int amdgpu_peer_put(struct amdgpu_peer_mgr *mgr, struct amd_p2p_info **info);
 bool amdgpu_peer_retry(struct amdgpu_peer_mgr *mgr,
 		       const struct amd_p2p_info *info);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static without KUnit: the allocation a test can fail after a pin */
+void *amdgpu_peer_reg_alloc(struct amdgpu_peer_mgr *mgr, size_t size);
+#endif
+
 #endif
