@@ -1312,10 +1312,10 @@ static void *rdma_reg_alloc_fails(struct amdgpu_peer_mgr *mgr, size_t size)
 		x->put_ret = rdma_put_elsewhere(x->test, x->ctx->f->ops,
 						&x->put);
 		while (atomic_read(&mgr->stats.regs) != regs - 1)
-			msleep(1);
+			usleep_range(1000, 2000);
 		/* The pin is still there, in use by this get alone */
-		KUNIT_EXPECT_TRUE(x->test, amdgpu_peer_mgr_obj_pinned(mgr,
-						&x->ctx->bo->bo));
+		KUNIT_EXPECT_TRUE(x->test,
+				  amdgpu_peer_mgr_obj_pinned(mgr, &x->ctx->bo->bo));
 	}
 	return NULL;
 }
@@ -1451,7 +1451,7 @@ static struct task_struct *rdma_flush_start(struct kunit *test,
 	wake_up_process(k);
 	wait_for_completion(&t->started);
 	while (!completion_done(&t->done) && task_is_running(k))
-		msleep(1);
+		usleep_range(1000, 2000);
 	return k;
 }
 
@@ -1686,7 +1686,7 @@ static bool rdma_caps_put_waits(struct kunit *test, struct rdma_get_ctx *ctx)
 	wait_for_completion(&pt->started);
 	/* Until the put returned, or sleeps (it waits) */
 	while (!completion_done(&pt->done) && task_is_running(pk))
-		msleep(1);
+		usleep_range(1000, 2000);
 	complete(&w->release);
 	wait_for_completion(&pt->done);
 	wait_for_completion(&fl.done);
