@@ -114,9 +114,11 @@ struct amd_rdma_interface {
 	 * DMA mapping; every call returns its own &struct amd_p2p_info.
 	 *
 	 * VRAM is mapped peer to peer where pci_p2pdma_distance() allows it
-	 * between the GPU and @dma_dev. The administrator can vouch for a
-	 * topology that function does not know with the amdgpu.rdma_p2p=1
-	 * module parameter, or forbid P2P to VRAM with amdgpu.rdma_p2p=0.
+	 * between the GPU and @dma_dev. Where that function does not know
+	 * the topology, the administrator can vouch for the path of a GPU to
+	 * every peer by naming the GPU (its PCI name) in the
+	 * amdgpu.rdma_p2p_devices module parameter; amdgpu.rdma_p2p=0
+	 * forbids P2P to VRAM on every GPU.
 	 *
 	 * The bytes registered (@length, per registration) are charged to a
 	 * quota of the GPU, the amdgpu.rdma_pin_limit_mb module parameter;

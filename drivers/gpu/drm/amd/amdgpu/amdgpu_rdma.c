@@ -44,14 +44,18 @@
  * ones.
  *
  * Module parameters: rdma_pin_limit_mb (per GPU, 0 = its VRAM plus half of
- * system memory), rdma_p2p (the P2P policy) and rdma_max_tombstones.
+ * system memory), rdma_p2p and rdma_p2p_devices (the P2P policy) and
+ * rdma_max_tombstones.
  */
 
+#include <linux/bitmap.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pci-p2pdma.h>
 #include <linux/pm_runtime.h>
+#include <linux/string.h>
+#include <linux/xarray.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_exec.h>
 #include <drm/drm_prime.h>
@@ -76,7 +80,13 @@ VISIBLE_IF_KUNIT int amdgpu_rdma_p2p = -1;
 EXPORT_SYMBOL_IF_KUNIT(amdgpu_rdma_p2p);
 module_param_named(rdma_p2p, amdgpu_rdma_p2p, int, 0644);
 MODULE_PARM_DESC(rdma_p2p,
-		 "Peer-to-peer DMA to VRAM for RDMA peers (-1 = where pci_p2pdma_distance() allows it (default), 0 = never, 1 = always: the administrator vouches for the PCIe topology)");
+		 "Peer-to-peer DMA to VRAM for RDMA peers (-1 = where pci_p2pdma_distance() allows it or rdma_p2p_devices names the GPU (default), 0 = never)");
+
+VISIBLE_IF_KUNIT char *amdgpu_rdma_p2p_devices;
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_rdma_p2p_devices);
+module_param_named(rdma_p2p_devices, amdgpu_rdma_p2p_devices, charp, 0444);
+MODULE_PARM_DESC(rdma_p2p_devices,
+		 "GPUs whose peer-to-peer path to every RDMA peer the administrator vouches for where pci_p2pdma_distance() does not know it: PCI names as in /sys/bus/pci/devices, comma-separated (e.g. 0000:41:00.0,0000:c1:00.0)");
 
 static unsigned int amdgpu_rdma_max_tombstones = 16384;
 module_param_named(rdma_max_tombstones, amdgpu_rdma_max_tombstones, uint,
@@ -87,6 +97,13 @@ MODULE_PARM_DESC(rdma_max_tombstones,
 static struct amdgpu_peer_mgr amdgpu_rdma_mgr;
 static bool amdgpu_rdma_ready;
 static struct amdgpu_rdma_counters amdgpu_rdma_counters;
+
+/*
+ * BOs that peers pin, by address: xa_mk_value() of twice their peer pins,
+ * plus one if AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED was clear before the
+ * first of those pins. Changed under the BO's reservation only.
+ */
+static DEFINE_XARRAY(amdgpu_rdma_cpu_access);
 
 /* Quota records, one per GPU that has had a pin; under the mutex. */
 struct amdgpu_rdma_dev {
@@ -139,9 +156,10 @@ static struct amdgpu_peer_dev *amdgpu_rdma_dev_get(struct amdgpu_device *adev)
 /*
  * The P2P policy. pci_p2pdma_distance() knows the PCIe topologies where
  * peer-to-peer through the host bridge is known to work; many that work
- * are not on its list (the Xeon E5 v4 host bridge of
- * ROCm/amdgpu#169 is one), so the administrator can vouch for
- * the topology with amdgpu.rdma_p2p=1, or forbid P2P to VRAM with 0.
+ * are not on its list (the Xeon E5 v4 host bridge of ROCm/amdgpu#169 is
+ * one), so the administrator can vouch for the path of one GPU at a time
+ * by naming it in amdgpu.rdma_p2p_devices, or forbid P2P to VRAM with
+ * amdgpu.rdma_p2p=0.
  */
 VISIBLE_IF_KUNIT int amdgpu_rdma_p2p_distance(struct amdgpu_device *adev,
 					      struct device *dma_dev)
@@ -151,18 +169,137 @@ VISIBLE_IF_KUNIT int amdgpu_rdma_p2p_distance(struct amdgpu_device *adev,
 }
 EXPORT_SYMBOL_IF_KUNIT(amdgpu_rdma_p2p_distance);
 
+/* Whether amdgpu.rdma_p2p_devices names the device of @adev. */
+static bool amdgpu_rdma_p2p_vouched(struct amdgpu_device *adev)
+{
+	const char *name = dev_name(adev->dev);
+	const char *list = amdgpu_rdma_p2p_devices;
+	size_t len = strlen(name);
+	const char *end;
+
+	for (; list && *list; list = *end ? end + 1 : end) {
+		end = strchrnul(list, ',');
+		if (end - list == len && !strncmp(list, name, len))
+			return true;
+	}
+	return false;
+}
+
 VISIBLE_IF_KUNIT int amdgpu_rdma_p2p_check(struct amdgpu_device *adev,
 					   struct device *dma_dev)
 {
-	int policy = READ_ONCE(amdgpu_rdma_p2p);
-
-	if (!policy)
+	if (!READ_ONCE(amdgpu_rdma_p2p))
 		return -EREMOTEIO;
-	if (policy > 0)
+	if (amdgpu_rdma_p2p_vouched(adev))
 		return 0;
 	return amdgpu_rdma_p2p_distance(adev, dma_dev) < 0 ? -EREMOTEIO : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(amdgpu_rdma_p2p_check);
+
+/*
+ * A peer pin of @bo is about to be made, with the BO reserved. It will
+ * set AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED: amdgpu_bo_pin() sets it at
+ * the first pin of a BO not created NO_CPU_ACCESS, and for @vram this
+ * sets it in any case, because the peer reaches VRAM through the BAR, so
+ * the BO must stay in the CPU-visible part. Nothing clears it at unpin:
+ * remember whether it was clear before the first peer pin, so that the
+ * last one can clear it again (amdgpu_rdma_cpu_access_put()).
+ */
+static int amdgpu_rdma_cpu_access_get(struct amdgpu_bo *bo, bool vram)
+{
+	unsigned long key = (unsigned long)bo, v;
+	void *old;
+
+	dma_resv_assert_held(bo->tbo.base.resv);
+	old = xa_load(&amdgpu_rdma_cpu_access, key);
+	v = old ? xa_to_value(old) :
+	    !(bo->flags & AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED);
+	old = xa_store(&amdgpu_rdma_cpu_access, key, xa_mk_value(v + 2),
+		       GFP_KERNEL);
+	if (xa_is_err(old))
+		return xa_err(old);
+	if (vram)
+		bo->flags |= AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED;
+	return 0;
+}
+
+/*
+ * A peer pin of @bo is gone, or was not made (the BO unpinned, its
+ * reservation held): at the last one, clear the flag if it was clear
+ * before the first. Another user's pin made while the BO was pinned did
+ * not set it (amdgpu_bo_pin() only sets it at a first pin); a CPU fault
+ * that set it meanwhile sets it again when needed, as it does after
+ * amdgpu_bo_move() cleared it.
+ */
+static void amdgpu_rdma_cpu_access_put(struct amdgpu_bo *bo)
+{
+	unsigned long key = (unsigned long)bo, v;
+	void *old;
+
+	dma_resv_assert_held(bo->tbo.base.resv);
+	old = xa_load(&amdgpu_rdma_cpu_access, key);
+	if (WARN_ON(!old))
+		return;
+	v = xa_to_value(old) - 2;
+	if (v > 1) {
+		/* Replaces an entry: allocates nothing */
+		xa_store(&amdgpu_rdma_cpu_access, key, xa_mk_value(v),
+			 GFP_KERNEL);
+		return;
+	}
+	xa_erase(&amdgpu_rdma_cpu_access, key);
+	if (v)
+		bo->flags &= ~AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED;
+}
+
+/*
+ * The peer's DMA mapping of pinned @bo: its pages through the DMA API
+ * (GTT), or its place behind the BAR (VRAM, amdgpu_vram_mgr_alloc_sgt()).
+ * Tests make it fail as a mapping through an IOMMU out of address space
+ * does (KUNIT_STATIC_STUB_REDIRECT).
+ */
+VISIBLE_IF_KUNIT int amdgpu_rdma_dma_map(struct amdgpu_device *adev,
+					 struct amdgpu_bo *bo,
+					 struct device *dma_dev,
+					 enum dma_data_direction dir,
+					 struct sg_table **out)
+{
+	struct sg_table *sgt;
+	int r;
+
+	KUNIT_STATIC_STUB_REDIRECT(amdgpu_rdma_dma_map, adev, bo, dma_dev, dir,
+				   out);
+	switch (bo->tbo.resource->mem_type) {
+	case TTM_PL_TT:
+		sgt = drm_prime_pages_to_sg(adev_to_drm(adev),
+					    bo->tbo.ttm->pages,
+					    bo->tbo.ttm->num_pages);
+		if (IS_ERR(sgt))
+			return PTR_ERR(sgt);
+		r = dma_map_sgtable(dma_dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+		if (r) {
+			sg_free_table(sgt);
+			kfree(sgt);
+			return r;
+		}
+		break;
+	case TTM_PL_VRAM:
+		/* Pinned earlier by someone else outside the BAR? */
+		if (!amdgpu_res_cpu_visible(adev, bo->tbo.resource))
+			return -EREMOTEIO;
+		r = amdgpu_vram_mgr_alloc_sgt(adev, bo->tbo.resource, 0,
+					      amdgpu_bo_size(bo), dma_dev, dir,
+					      &sgt);
+		if (r)
+			return r;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	*out = sgt;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_rdma_dma_map);
 
 static int amdgpu_rdma_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 			   struct device *dma_dev, enum dma_data_direction dir,
@@ -171,7 +308,6 @@ static int amdgpu_rdma_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 	struct amdgpu_bo *bo = obj;
 	struct amdgpu_device *adev;
 	struct device *gpu;
-	struct sg_table *sgt;
 	bool vram;
 	int r;
 
@@ -183,52 +319,23 @@ static int amdgpu_rdma_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 		r = amdgpu_rdma_p2p_check(adev, dma_dev);
 		if (r)
 			return r;
-		/* The peer reaches VRAM through the BAR. */
-		bo->flags |= AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED;
 	}
+	r = amdgpu_rdma_cpu_access_get(bo, vram);
+	if (r)
+		return r;
 	r = amdgpu_bo_pin(bo, vram ? AMDGPU_GEM_DOMAIN_VRAM :
 				     AMDGPU_GEM_DOMAIN_GTT);
 	if (r)
-		return r;
+		goto err_cpu_access;
 	/* Pinning may have moved the BO: the peer must see the copy done. */
 	if (dma_resv_wait_timeout(bo->tbo.base.resv, DMA_RESV_USAGE_KERNEL,
 				  false, MAX_SCHEDULE_TIMEOUT) <= 0) {
 		r = -EIO;
 		goto err_unpin;
 	}
-
-	switch (bo->tbo.resource->mem_type) {
-	case TTM_PL_TT:
-		sgt = drm_prime_pages_to_sg(adev_to_drm(adev),
-					    bo->tbo.ttm->pages,
-					    bo->tbo.ttm->num_pages);
-		if (IS_ERR(sgt)) {
-			r = PTR_ERR(sgt);
-			goto err_unpin;
-		}
-		r = dma_map_sgtable(dma_dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
-		if (r) {
-			sg_free_table(sgt);
-			kfree(sgt);
-			goto err_unpin;
-		}
-		break;
-	case TTM_PL_VRAM:
-		/* Pinned earlier by someone else outside the BAR? */
-		if (!amdgpu_res_cpu_visible(adev, bo->tbo.resource)) {
-			r = -EREMOTEIO;
-			goto err_unpin;
-		}
-		r = amdgpu_vram_mgr_alloc_sgt(adev, bo->tbo.resource, 0,
-					      amdgpu_bo_size(bo), dma_dev, dir,
-					      &sgt);
-		if (r)
-			goto err_unpin;
-		break;
-	default:
-		r = -EOPNOTSUPP;
+	r = amdgpu_rdma_dma_map(adev, bo, dma_dev, dir, out);
+	if (r)
 		goto err_unpin;
-	}
 
 	/*
 	 * The KFD process bound to the device holds it awake; keep it so for
@@ -236,11 +343,12 @@ static int amdgpu_rdma_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 	 */
 	pm_runtime_get_noresume(gpu);
 	amdgpu_bo_ref(bo);
-	*out = sgt;
 	return 0;
 
 err_unpin:
 	amdgpu_bo_unpin(bo);
+err_cpu_access:
+	amdgpu_rdma_cpu_access_put(bo);
 	return r;
 }
 
@@ -262,6 +370,7 @@ static void amdgpu_rdma_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
 	}
 	if (!WARN_ON(amdgpu_bo_reserve(bo, true))) {
 		amdgpu_bo_unpin(bo);
+		amdgpu_rdma_cpu_access_put(bo);
 		amdgpu_bo_unreserve(bo);
 	}
 	pm_runtime_mark_last_busy(adev_to_drm(adev)->dev);
@@ -545,28 +654,40 @@ static int amdgpu_rdma_is_gpu_address(u64 address, struct pid *pid)
 }
 
 /*
- * The largest power of two, at most PAGE_SIZE, to which the range can be
- * rounded without leaving its mapping, and at which VA and buffer offset
- * agree (a mapping's offset into its BO is only GPU-page aligned, which is
- * less than a 64 KiB CPU page). It depends on the range and the mapping
- * only, never on where the BO happens to be or on earlier gets. More than
- * PAGE_SIZE cannot be promised: the DMA addresses of VRAM for a peer
- * depend on that peer's IOMMU, which get_page_size() is not told.
+ * The largest power of two, at most @cpu_page (PAGE_SIZE; a parameter so
+ * that KUnit runs the 64 KiB case on x86 too), to which [@address,
+ * @address + @length) can be rounded without leaving @mapping, and at
+ * which VA and buffer offset agree (a mapping's offset into its BO is only
+ * GPU-page aligned, which is less than a 64 KiB CPU page). It depends on
+ * the range and the mapping only, never on where the BO happens to be or
+ * on earlier gets. More than PAGE_SIZE cannot be promised: the DMA
+ * addresses of VRAM for a peer depend on that peer's IOMMU, which
+ * get_page_size() is not told.
  */
+VISIBLE_IF_KUNIT unsigned long
+amdgpu_rdma_page_size(const struct amdgpu_bo_va_mapping *mapping,
+		      u64 address, u64 length, unsigned long cpu_page)
+{
+	u64 start = mapping->start << AMDGPU_GPU_PAGE_SHIFT;
+	u64 end = (mapping->last + 1) << AMDGPU_GPU_PAGE_SHIFT;
+	unsigned long size = cpu_page;
+
+	while (size > AMDGPU_GPU_PAGE_SIZE &&
+	       (ALIGN_DOWN(address, size) < start ||
+		ALIGN(address + length, size) > end ||
+		((mapping->offset - start) & (size - 1))))
+		size >>= 1;
+	return size;
+}
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_rdma_page_size);
+
 static int amdgpu_rdma_page_size_found(struct amdgpu_rdma_find *f,
 				       void *data)
 {
-	u64 start = f->mapping->start << AMDGPU_GPU_PAGE_SHIFT;
-	u64 end = (f->mapping->last + 1) << AMDGPU_GPU_PAGE_SHIFT;
 	unsigned long *page_size = data;
-	unsigned long size = PAGE_SIZE;
 
-	while (size > AMDGPU_GPU_PAGE_SIZE &&
-	       (ALIGN_DOWN(f->address, size) < start ||
-		ALIGN(f->address + f->length, size) > end ||
-		((f->mapping->offset - start) & (size - 1))))
-		size >>= 1;
-	*page_size = size;
+	*page_size = amdgpu_rdma_page_size(f->mapping, f->address, f->length,
+					   PAGE_SIZE);
 	return 0;
 }
 
@@ -692,6 +813,7 @@ void amdgpu_rdma_fini(void)
 	WRITE_ONCE(amdgpu_rdma_ready, false);
 	WARN_ON(!list_empty(&amdgpu_rdma_devs));
 	amdgpu_peer_mgr_fini(&amdgpu_rdma_mgr);
+	WARN_ON(!xa_empty(&amdgpu_rdma_cpu_access));
 }
 
 /**
@@ -817,17 +939,32 @@ void amdgpu_rdma_vm_flush(struct amdgpu_vm *vm)
 
 /**
  * amdgpu_rdma_process_flush - amdgpu_rdma_vm_flush() for a KFD process
- * @p: the process
+ * @p: the process; the caller holds a reference (the KFD file's, in an
+ *	ioctl)
+ *
+ * Which devices the process has, and which of them have a VM, is read
+ * under @p->mutex, under which KFD changes it
+ * (kfd_create_process_device_data(), and kfd_process_device_init_vm(),
+ * which sets drm_priv and clears it again if it fails); the callbacks run
+ * after the mutex is dropped. A device and VM seen under the mutex stay
+ * until the process is released (kfd_process_destroy_pdds()), which the
+ * caller's reference excludes.
  *
  * Context: process context, @p->mutex not held.
  */
 void amdgpu_rdma_process_flush(struct kfd_process *p)
 {
-	int i;
+	DECLARE_BITMAP(vms, MAX_GPU_INSTANCE);
+	unsigned int i;
 
-	for (i = 0; i < READ_ONCE(p->n_pdds); i++)
+	bitmap_zero(vms, MAX_GPU_INSTANCE);
+	mutex_lock(&p->mutex);
+	for (i = 0; i < p->n_pdds; i++)
 		if (p->pdds[i]->drm_priv)
-			amdgpu_rdma_vm_flush(drm_priv_to_vm(p->pdds[i]->drm_priv));
+			__set_bit(i, vms);
+	mutex_unlock(&p->mutex);
+	for_each_set_bit(i, vms, MAX_GPU_INSTANCE)
+		amdgpu_rdma_vm_flush(drm_priv_to_vm(p->pdds[i]->drm_priv));
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)

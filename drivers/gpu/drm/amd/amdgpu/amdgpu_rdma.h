@@ -28,6 +28,8 @@
 #include <linux/dma-direction.h>
 #include <linux/types.h>
 
+struct amdgpu_bo;
+struct amdgpu_bo_va_mapping;
 struct amdgpu_device;
 struct amdgpu_peer_dev;
 struct amdgpu_peer_mgr;
@@ -38,6 +40,7 @@ struct drm_gem_object;
 struct file;
 struct kfd_process;
 struct pid;
+struct sg_table;
 
 #if IS_ENABLED(CONFIG_HSA_AMD)
 int amdgpu_rdma_init(void);
@@ -55,6 +58,13 @@ int amdgpu_rdma_p2p_distance(struct amdgpu_device *adev,
 			     struct device *dma_dev);
 int amdgpu_rdma_p2p_check(struct amdgpu_device *adev, struct device *dma_dev);
 extern int amdgpu_rdma_p2p;
+extern char *amdgpu_rdma_p2p_devices;
+int amdgpu_rdma_dma_map(struct amdgpu_device *adev, struct amdgpu_bo *bo,
+			struct device *dma_dev, enum dma_data_direction dir,
+			struct sg_table **out);
+unsigned long amdgpu_rdma_page_size(const struct amdgpu_bo_va_mapping *mapping,
+				    u64 address, u64 length,
+				    unsigned long cpu_page);
 
 /**
  * struct amdgpu_rdma_counters - what the glue's get path took, for tests

@@ -879,6 +879,10 @@ static void hfi1_expect_free_branch(struct kunit *test,
 static void hfi1_free_and_reuse(struct kunit *test)
 {
 	const struct hfi1_case *c = test->param_value;
+	/*
+	 * The fake backend: it gives B DMA addresses A never had, so that the
+	 * wire tells A's memory from B's; real BOs may get A's freed pages
+	 */
 	struct rdma_fake *f = rdma_fake_init(test);
 	struct app_buf a = {}, b = {};
 	struct hfi1_pintree *t;
@@ -968,6 +972,7 @@ static void hfi1_free_and_reuse(struct kunit *test)
  */
 static void hfi1_cache_hits(struct kunit *test)
 {
+	/* The fake backend: two DMA segments 2 MiB apart, to split a packet */
 	struct rdma_fake *f = rdma_fake_init(test);
 	struct amdgpu_rdma_counters *cnt = amdgpu_rdma_test_counters();
 	struct app_buf a = {};
@@ -1009,9 +1014,10 @@ static void hfi1_cache_hits(struct kunit *test)
 /*
  * The pin quota: the third buffer does not fit; hfi1 evicts idle entries
  * on -ENOSPC and retries once, which succeeds at once because a put gives
- * the quota back immediately. With @real, through the real pin backend.
+ * the quota back immediately. On real BOs, through the real pin backend;
+ * with @race, the quota runs out while the third get pins.
  */
-static void hfi1_evict_and_retry_on(struct kunit *test, bool real)
+static void hfi1_evict_and_retry_on(struct kunit *test, bool race)
 {
 	const struct hfi1_case *c = test->param_value;
 	struct app_buf buf[3] = {};
@@ -1020,7 +1026,7 @@ static void hfi1_evict_and_retry_on(struct kunit *test, bool real)
 	struct sdma_tx *tx;
 	int i;
 
-	f = real ? rdma_fake_init_real(test) : rdma_fake_init(test);
+	f = rdma_fake_init_real(test);
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t);
@@ -1031,15 +1037,15 @@ static void hfi1_evict_and_retry_on(struct kunit *test, bool real)
 			   c->version == HFI1_CURRENT ? 0 : HFI1_VA + i * SZ_1G,
 			   SZ_2M, 1, c->version == HFI1_CURRENT);
 	/*
-	 * The GPU's quota: two whole buffers. On the real backend three, and
-	 * another process takes the rest while the third get pins: its real
-	 * pin is unpinned once the get's locks are dropped, then hfi1 evicts
-	 * and retries.
+	 * The GPU's quota: two whole buffers. With @race three, and another
+	 * process takes the rest while the third get pins: its real pin is
+	 * unpinned once the get's locks are dropped, then hfi1 evicts and
+	 * retries.
 	 */
-	amdgpu_rdma_test_dev(f->adev)->limit = (real ? 3 : 2) * SZ_2M;
+	amdgpu_rdma_test_dev(f->adev)->limit = (race ? 3 : 2) * SZ_2M;
 
 	for (i = 0; i < 3; i++) {
-		if (real && i == 2)
+		if (race && i == 2)
 			f->pin_takes_quota = true;
 		sdma_init(tx);
 		/* The whole buffer, as one node. */
@@ -1051,20 +1057,18 @@ static void hfi1_evict_and_retry_on(struct kunit *test, bool real)
 	/* The third get failed with -ENOSPC once, then evicted one. */
 	KUNIT_EXPECT_EQ(test, t->external_evictions, 1UL);
 	/*
-	 * The get over the quota pinned nothing: one pin per buffer; on the
-	 * real backend the third buffer's first pin was undone
+	 * The get over the quota pinned nothing: one pin per buffer; with
+	 * @race the third buffer's first pin was undone
 	 */
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->pins), real ? 4 : 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->pins), race ? 4 : 3);
 	hfi1_quiesce(t, 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->puts), 1);
 	amdkfd_rdma_synchronize();
 	KUNIT_EXPECT_EQ(test, atomic_read(&buf[0].bo->pinned), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&buf[2].bo->pinned), 1);
-	if (real) {
-		KUNIT_EXPECT_EQ(test, atomic_read(&f->unpins), 2);
-		KUNIT_EXPECT_EQ(test, buf[0].bo->bo.tbo.pin_count, 0);
-		KUNIT_EXPECT_EQ(test, buf[2].bo->bo.tbo.pin_count, 1);
-	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->unpins), race ? 2 : 1);
+	KUNIT_EXPECT_EQ(test, buf[0].bo->bo.tbo.pin_count, 0);
+	KUNIT_EXPECT_EQ(test, buf[2].bo->bo.tbo.pin_count, 1);
 	hfi1_cleanup(t);
 	for (i = 0; i < 3; i++)
 		app_free(f, &buf[i]);
@@ -1075,7 +1079,7 @@ static void hfi1_evict_and_retry(struct kunit *test)
 	hfi1_evict_and_retry_on(test, false);
 }
 
-/* The same on real BOs: the get over the quota unwinds the real pin */
+/* The quota lost while pinning: the get unwinds the real pin */
 static void hfi1_evict_and_retry_real_backend(struct kunit *test)
 {
 	hfi1_evict_and_retry_on(test, true);
@@ -1488,6 +1492,7 @@ static void cxi_expect_wire(struct kunit *test, struct cxi_md *md,
  */
 static void cxi_free_and_reuse(struct kunit *test)
 {
+	/* The fake backend: B's DMA addresses differ from A's (see hfi1's) */
 	struct rdma_fake *f = rdma_fake_init(test);
 	struct amdgpu_peer_mgr *mgr = amdgpu_rdma_test_mgr();
 	struct app_buf a = {}, b = {};
@@ -1533,7 +1538,7 @@ static void cxi_free_and_reuse(struct kunit *test)
  */
 static void cxi_never_puts_bounded_on(struct kunit *test, bool puts_after_cb)
 {
-	struct rdma_fake *f = rdma_fake_init(test);
+	struct rdma_fake *f = rdma_fake_init_real(test);
 	struct amdgpu_peer_mgr *mgr = amdgpu_rdma_test_mgr();
 	const unsigned int bound = 4, rounds = 10;
 	struct app_buf buf = {};
@@ -1649,7 +1654,7 @@ KUNIT_ARRAY_PARAM(cxi_window, cxi_window_cases, cxi_window_case_desc);
 static void cxi_map_retry_window(struct kunit *test)
 {
 	const struct cxi_window_case *c = test->param_value;
-	struct rdma_fake *f = rdma_fake_init(test);
+	struct rdma_fake *f = rdma_fake_init_real(test);
 	struct amdgpu_peer_mgr *mgr = amdgpu_rdma_test_mgr();
 	struct app_buf buf = {}, ok = {};
 	struct cxi_window w = { .f = f, .buf = &buf, .free = c->free };
@@ -1733,7 +1738,7 @@ static int cxi_exit_vm_fn(void *data)
 
 static void cxi_exit_put_races_callback(struct kunit *test)
 {
-	struct rdma_fake *f = rdma_fake_init(test);
+	struct rdma_fake *f = rdma_fake_init_real(test);
 	struct app_buf a = {};
 	struct cxi_exit *x;
 	struct cxi_md *md;

@@ -147,6 +147,18 @@ static int rdma_fake_real_pin(struct amdgpu_peer_mgr *mgr, void *obj,
 		f->pin_kills_owner = false;
 		f->vm->rdma->dead = true;
 	}
+	if (f->pin_short) {
+		struct scatterlist *sg, *last = NULL;
+		int i;
+
+		/* The real table ends a page early; undone at its unpin */
+		f->pin_short = false;
+		for_each_sgtable_dma_sg(*out, sg, i)
+			last = sg;
+		KUNIT_ASSERT_GT(f->test, sg_dma_len(last), PAGE_SIZE);
+		sg_dma_len(last) -= PAGE_SIZE;
+		f->short_sg = last;
+	}
 	atomic_inc(&f->pins);
 	atomic_inc(&bo->pinned);
 	return 0;
@@ -159,6 +171,10 @@ static void rdma_fake_real_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
 {
 	struct rdma_fake_bo *bo = container_of(obj, struct rdma_fake_bo, bo);
 
+	if (rdma_fake_current->short_sg) {
+		sg_dma_len(rdma_fake_current->short_sg) += PAGE_SIZE;
+		rdma_fake_current->short_sg = NULL;
+	}
 	/* First: the real unpin may drop the BO's last reference */
 	atomic_inc(&rdma_fake_current->unpins);
 	atomic_dec(&bo->pinned);

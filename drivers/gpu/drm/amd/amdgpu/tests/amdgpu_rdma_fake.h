@@ -45,18 +45,23 @@ struct kunit;
  * bus offset of its own, and VRAM is a range of the manager with a BAR at
  * %RDMA_FAKE_APER_BASE that no RAM backs.
  *
- * The fake backend stays where a case needs what one fake GPU cannot
- * give: DMA tables of chosen segments with gaps between them, a pin that
- * fails with a chosen error, and the BOs of fields that amdgpu_bo_create()
- * does not set
- * (kernel, SG, imported, doorbell BOs for the rejections). The paths of
- * a first and of a repeated get that involve the pin run on the real
- * backend too (amdgpu_peer_rdma_real_backend, and hfi1's evict and retry):
- * the quota before and during the pin, the GPU revoked and the VM's owner
- * dying during the pin, the pin's own failures, a device that went away.
- * Not there: a failed allocation after the pin (-ENOMEM), a range outside
- * the pin's table (-EFAULT), a DMA mapping that fails inside the pin, and
- * a repeated get whose pin loses its last user to a concurrent put.
+ * Every path of a first and of a repeated get that involves the pin runs
+ * on the real backend (amdgpu_peer_rdma_real_backend, and hfi1's evict and
+ * retry): the quota before and during the pin, the GPU revoked and the
+ * VM's owner dying during the pin, the pin's own failures, a DMA mapping
+ * that fails inside it (a static stub in place of the mapping: the test
+ * machine has no IOMMU to run out of space), -ENOMEM after it (a static
+ * stub in place of the registration's allocation), a range outside its
+ * table (the real table cut short: amdgpu_rdma_pin() maps all of the BO),
+ * a repeated get whose pin loses its last user to a concurrent put, a
+ * device that went away.
+ *
+ * The fake backend stays where a case needs what the real one on one fake
+ * GPU cannot give, and each use says which: DMA tables of chosen segments
+ * with gaps between them (a real BO's layout is whatever TTM's pool or the
+ * VRAM manager handed out), a pin that fails with a chosen errno, and
+ * BOs with fields that amdgpu_bo_create() does not set (kernel, SG,
+ * imported, doorbell BOs for the rejections).
  */
 
 /* The NIC sees the fake BOs' memory at DMA addresses from here on. */
@@ -133,6 +138,14 @@ struct rdma_fake {
 	 */
 	bool pin_revokes;
 	bool pin_kills_owner;
+	/*
+	 * the next real pin's table ends a page before the BO does (restored
+	 * at its unpin): amdgpu_rdma_pin() maps all of the BO, and
+	 * amdgpu_vm_bo_map() refuses a mapping past its end, so only a
+	 * table cut short can leave a range outside it
+	 */
+	bool pin_short;
+	struct scatterlist *short_sg;
 	/* direction of the last pin */
 	enum dma_data_direction last_dir;
 	atomic_t pins;

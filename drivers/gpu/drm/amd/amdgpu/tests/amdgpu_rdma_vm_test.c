@@ -9,8 +9,9 @@
  * teardown at process exit (amdgpu_vm_fini()), the callers that run the
  * callbacks after dropping their locks (GEM handle close, the GEM VA
  * ioctl, the KFD unmap and free ioctls), and the device events (GPU reset,
- * device teardown and final fini). The core's backstop worker is off, so a
- * path that forgets to run the callbacks before returning is seen.
+ * device teardown and final fini), with real BOs and the real pin
+ * backend. The core's backstop worker is off, so a path that forgets to
+ * run the callbacks before returning is seen.
  */
 
 #include <kunit/test.h>
@@ -56,13 +57,15 @@ static int vm_test_init(struct kunit *test)
 
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	ctx->f = rdma_fake_init(test);
+	/* Real BOs, pinned and unpinned by the real backend */
+	ctx->f = rdma_fake_init_real(test);
 	/* No backstop: a path that forgets the callbacks is caught. */
 	amdgpu_rdma_test_mgr()->no_backstop = true;
-	ctx->bo = rdma_fake_bo(ctx->f, VM_MB(16), AMDGPU_GEM_DOMAIN_VRAM, 4,
-			       0);
-	ctx->other = rdma_fake_bo(ctx->f, VM_MB(4), AMDGPU_GEM_DOMAIN_GTT, 1,
-				  0);
+	/* CPU-visible, as the pin wants it: the fake GPU cannot move it */
+	ctx->bo = rdma_fake_real_bo(ctx->f, VM_MB(16), AMDGPU_GEM_DOMAIN_VRAM,
+				    AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED);
+	ctx->other = rdma_fake_real_bo(ctx->f, VM_MB(4), AMDGPU_GEM_DOMAIN_GTT,
+				       0);
 	test->priv = ctx;
 	return 0;
 }
