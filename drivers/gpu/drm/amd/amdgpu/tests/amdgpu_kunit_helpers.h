@@ -6,6 +6,7 @@
 #ifndef __AMDGPU_KUNIT_HELPERS_H__
 #define __AMDGPU_KUNIT_HELPERS_H__
 
+#include <linux/lockdep.h>
 #include <linux/types.h>
 
 struct amdgpu_device;
@@ -32,5 +33,15 @@ int amdgpu_kunit_helper_ioctl(struct kunit *test, struct file *file,
 			      unsigned int cmd, void *arg, size_t size);
 
 void amdgpu_kunit_selftest_selected(struct kunit *test, const char *name);
+
+/*
+ * Whether lockdep knows this thread to hold @lock; false on a kernel
+ * without lockdep (the configuration without PREEMPT_COUNT has none).
+ */
+#ifdef CONFIG_LOCKDEP
+#define amdgpu_kunit_held(lock)	(lockdep_is_held(lock) == LOCK_STATE_HELD)
+#else
+#define amdgpu_kunit_held(lock)	({ (void)(lock); false; })
+#endif
 
 #endif

@@ -213,9 +213,8 @@ static void peer_test_unpin(struct amdgpu_peer_mgr *mgr, void *obj,
 	 * locked with the VM root around amdgpu_peer_register(): an unpin
 	 * under those locks would deadlock there.
 	 */
-	if (IS_ENABLED(CONFIG_LOCKDEP) &&
-	    (lockdep_is_held(&ctx->proc_lock) == LOCK_STATE_HELD ||
-	     lockdep_is_held(&ctx->root.base) == LOCK_STATE_HELD))
+	if (amdgpu_kunit_held(&ctx->proc_lock) ||
+	    amdgpu_kunit_held(&ctx->root.base))
 		atomic_inc(&ctx->unpins_locked);
 	atomic_dec(&bo->pinned);
 	sg_free_table(sgt);
@@ -395,9 +394,8 @@ static void peer_test_cb(void *priv)
 	 * while the freeing thread still holds them, so ask lockdep about
 	 * this thread rather than whether the locks are taken at all.
 	 */
-	c->locks_free = !IS_ENABLED(CONFIG_LOCKDEP) ||
-			(lockdep_is_held(&ctx->proc_lock) != LOCK_STATE_HELD &&
-			 lockdep_is_held(&ctx->root.base) != LOCK_STATE_HELD);
+	c->locks_free = !amdgpu_kunit_held(&ctx->proc_lock) &&
+			!amdgpu_kunit_held(&ctx->root.base);
 #ifdef CONFIG_LOCKDEP
 	c->cb_map_held = lock_is_held(&amdgpu_peer_cb_map) == LOCK_STATE_HELD;
 #endif
@@ -1212,6 +1210,46 @@ static int peer_test_release_fn(void *data)
 }
 
 /*
+ * Let the slow callback return only once a put has decided to wait for it
+ * (stats.put_waits went past @waits), so that the put finds the callback
+ * running however late the host lets it run. A put that never waits (the
+ * defect) fails its case after 30 s instead of hanging the run.
+ */
+struct peer_test_put_release {
+	struct peer_test_slow *s;
+	struct amdgpu_peer_mgr *mgr;
+	int waits;
+};
+
+static int peer_test_release_on_put_fn(void *data)
+{
+	struct peer_test_put_release *r = data;
+	unsigned long end = jiffies + 30 * HZ;
+
+	while (atomic_read(&r->mgr->stats.put_waits) == r->waits &&
+	       time_before(jiffies, end))
+		usleep_range(1000, 2000);
+	complete(&r->s->release);
+	return 0;
+}
+
+static void peer_test_release_on_put(struct kunit *test,
+				     struct peer_test_slow *s)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_put_release *r;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->s = s;
+	r->mgr = &ctx->mgr;
+	r->waits = atomic_read(&ctx->mgr.stats.put_waits);
+	KUNIT_ASSERT_FALSE(test,
+			   IS_ERR(kthread_run(peer_test_release_on_put_fn, r,
+					      "peer_release")));
+}
+
+/*
  * Register a page of BO 0 with the slow callback, invalidate it, and
  * return once the backstop worker has entered the callback.
  */
@@ -1274,16 +1312,16 @@ static void peer_flush_waits_for_running_callback(struct kunit *test)
 static void peer_put_waits_for_running_callback(struct kunit *test)
 {
 	struct peer_test_ctx *ctx = test->priv;
+	/* puts that waited after round 0 */
+	int waited = AMDGPU_PEER_PUT_CAN_WAIT ? 1 : 0;
 	struct peer_test_slow *s;
 	int round, r;
 
 	for (round = 0; round < 3; round++) {
 		/* The backstop worker runs the callback, which blocks */
 		s = peer_test_slow_start(test);
-		if (!round) {
-			KUNIT_ASSERT_FALSE(test,
-					   IS_ERR(kthread_run(peer_test_release_fn, s,
-							      "peer_release")));
+		if (!round && AMDGPU_PEER_PUT_CAN_WAIT) {
+			peer_test_release_on_put(test, s);
 			KUNIT_EXPECT_EQ(test, peer_test_put(&s->c.info), 0);
 			/* Returned only once the callback had */
 			KUNIT_EXPECT_TRUE(test, READ_ONCE(s->finished));
@@ -1293,10 +1331,16 @@ static void peer_put_waits_for_running_callback(struct kunit *test)
 			struct amd_p2p_info *again = s->c.info;
 			int unknown = atomic_read(&ctx->mgr.stats.unknown_puts);
 
-			/* As under a spinlock */
-			preempt_disable();
+			/*
+			 * As under a spinlock; without CONFIG_PREEMPT_COUNT
+			 * round 0 is a put where it may sleep, which cannot
+			 * tell and does not wait either
+			 */
+			if (round)
+				preempt_disable();
 			r = peer_test_put(&s->c.info);
-			preempt_enable();
+			if (round)
+				preempt_enable();
 			KUNIT_EXPECT_EQ(test, r, 0);
 			if (round == 2) {
 				/*
@@ -1310,7 +1354,8 @@ static void peer_put_waits_for_running_callback(struct kunit *test)
 			}
 			KUNIT_EXPECT_FALSE(test, READ_ONCE(s->finished));
 			KUNIT_EXPECT_EQ(test,
-					atomic_read(&ctx->mgr.stats.put_waits), 1);
+					atomic_read(&ctx->mgr.stats.put_waits),
+					waited);
 			complete(&s->release);
 		}
 		KUNIT_EXPECT_NULL(test, s->c.info);
@@ -1385,14 +1430,18 @@ static void peer_put_from_threaded_irq(struct kunit *test)
 	p->info = p->s->c.info;
 	waits = atomic_read(&ctx->mgr.stats.put_waits);
 	might = atomic_read(&ctx->mgr.stats.might_wait);
-	KUNIT_ASSERT_FALSE(test,
-			   IS_ERR(kthread_run(peer_test_release_fn, p->s,
-					      "peer_release")));
+	if (AMDGPU_PEER_PUT_CAN_WAIT)
+		peer_test_release_on_put(test, p->s);
 	/* The NIC's completion interrupt */
 	KUNIT_ASSERT_EQ(test, irq_set_irqchip_state(virq,
 						    IRQCHIP_STATE_PENDING,
 						    true), 0);
 	wait_for_completion(&p->done);
+	if (!AMDGPU_PEER_PUT_CAN_WAIT) {
+		/* It returned with the callback still blocked */
+		KUNIT_EXPECT_FALSE(test, p->cb_done);
+		complete(&p->s->release);
+	}
 
 	KUNIT_EXPECT_EQ(test, p->ret, 0);
 	KUNIT_EXPECT_NULL(test, p->info);

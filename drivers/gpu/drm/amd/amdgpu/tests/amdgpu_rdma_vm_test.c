@@ -28,6 +28,7 @@
 
 #include "amdgpu.h"
 #include "amdgpu_amdkfd.h"
+#include "amdgpu_kunit_helpers.h"
 #include "amdgpu_peer_reg.h"
 #include "amdgpu_rdma.h"
 #include "amdgpu_vm.h"
@@ -75,10 +76,8 @@ static void vm_test_cb(void *priv)
 	struct vm_client *c = priv;
 
 	might_sleep();
-	if (IS_ENABLED(CONFIG_LOCKDEP) &&
-	    (lockdep_is_held(&c->f->root->tbo.base.resv->lock.base) ==
-	     LOCK_STATE_HELD ||
-	     lockdep_is_held(&c->f->p->mutex) == LOCK_STATE_HELD))
+	if (amdgpu_kunit_held(&c->f->root->tbo.base.resv->lock.base) ||
+	    amdgpu_kunit_held(&c->f->p->mutex))
 		c->under_lock = true;
 	atomic_inc(&c->callbacks);
 }
