@@ -2057,8 +2057,9 @@ static bool no_strays(void)
 	u64 n = __atomic_load_n(&strays, __ATOMIC_RELAXED);
 
 	if (n)
-		fprintf(stderr, "%s: %llu lines written past the ring's memory (a spill longer than the guard)\n",
-			cur_test, (unsigned long long)n);
+		fprintf(stderr, "%s: %llu lines written past the ring's memory %s\n",
+			cur_test, (unsigned long long)n,
+			"(a spill longer than the guard)");
 	return n == 0;
 }
 
