@@ -162,8 +162,10 @@ static const struct rlc_hw_reading rlc_hw_readings_extra[] = {
  * @done: lines of the current sample written (mode 3 can stop inside one)
  * @samples: samples finished
  * @pubs: pointers published
- * @overrun: samples not written because their spill would not fit @guard
- *	(a test that configures that is wrong)
+ * @stray: lines the RLC wrote past the ring's memory (the data and
+ *	@guard): those of a spill longer than @guard, which the hardware
+ *	would write into whatever follows the ring. They are not written
+ *	here, only counted, and a case in which one happens fails.
  * @full: (reading "at") the write pointer came round to the read pointer
  * @full_at: the read pointer it came round to
  * @rd: the reading
@@ -180,7 +182,7 @@ struct rlc_hw {
 	u32 done;
 	u64 samples;
 	u32 pubs;
-	u64 overrun;
+	u64 stray;
 	bool full;
 	u32 full_at;
 	const struct rlc_hw_reading *rd;
@@ -312,8 +314,9 @@ static inline void rlc_hw_filled(struct rlc_hw *h, u32 rdptr)
 /*
  * Write (the rest of) one sample. @stall: mode 3, with the read pointer
  * at @rdptr; otherwise mode 0. Returns false if mode 3 stopped for want of
- * room (call again once the read pointer moved) or the sample's spill
- * would not fit the guard.
+ * room (call again once the read pointer moved). A spill that does not
+ * fit the guard is written as far as the memory goes; the rest counts in
+ * &rlc_hw.stray.
  */
 static inline bool rlc_hw_write(struct rlc_hw *h, bool stall, u32 rdptr)
 {
@@ -325,21 +328,20 @@ static inline bool rlc_hw_write(struct rlc_hw *h, bool stall, u32 rdptr)
 	bool line_stall = stall && rd->stall == RLC_HW_STALL_LINE;
 	u64 seq = h->seq, smp = h->samples;
 
-	if (!done) {
-		if (h->guard && pos + h->sample > size + h->guard) {
-			h->overrun++;
-			return false;
-		}
-		if (stall && !line_stall && !rlc_hw_room(h, rdptr, h->sample))
-			return false;
-	}
+	if (!done && stall && !line_stall && !rlc_hw_room(h, rdptr, h->sample))
+		return false;
 	while (done < n) {
 		if (line_stall) {
 			h->pos = pos;
 			if (!rlc_hw_room(h, rdptr, RLC_HW_LINE))
 				break;
 		}
-		rlc_hw_fill(data + pos, xcc, seq++, done, smp);
+		/* Past the ring's memory: a stray write, not done here */
+		if (pos < size + h->guard)
+			rlc_hw_fill(data + pos, xcc, seq, done, smp);
+		else
+			h->stray++;
+		seq++;
 		pos += RLC_HW_LINE;
 		done++;
 		if (pos == size && (!h->guard || done == n)) {
@@ -375,7 +377,8 @@ static inline bool rlc_hw_write(struct rlc_hw *h, bool stall, u32 rdptr)
 		u32 k = pos - size, o;
 
 		for (o = 0; o < k; o += RLC_HW_LINE) {
-			if (rd->stale == RLC_HW_STALE_MIRROR)
+			/* Of the lines that reached memory (see @stray) */
+			if (rd->stale == RLC_HW_STALE_MIRROR && o < h->guard)
 				memcpy(data + o, data + size + o, RLC_HW_LINE);
 			else if (rd->stale == RLC_HW_STALE_JUNK)
 				rlc_hw_junk(data + o, h->samples * 1024 + o / RLC_HW_LINE);

@@ -78,6 +78,13 @@ static bool check(bool ok, const char *what, int line)
 static int sticky;
 #define STICKY(cond)	do { if (!CHECK(cond)) sticky++; } while (0)
 
+/*
+ * Lines an RLC wrote past its ring's memory in the current test (a spill
+ * longer than the guard): any fails the test (run_test()). Writers may run
+ * in threads.
+ */
+static u64 strays;
+
 /* The shim's interrupt holds (shim/linux/kernel.h) */
 unsigned long spm_shim_irqs_off;
 void (*spm_shim_irq_hook)(void);
@@ -188,23 +195,38 @@ static u64 published(struct txcc *x)
 	return x->rlc.pub_seq;
 }
 
-/* One sample of the RLC, in ring mode 0, by the writer of this run */
+/* Count the lines the RLC of @x wrote past its memory since @before */
+static void count_strays(struct txcc *x, u64 before)
+{
+	if (x->rlc.stray != before)
+		__atomic_add_fetch(&strays, x->rlc.stray - before, __ATOMIC_RELAXED);
+}
+
+/*
+ * One sample of the RLC, in ring mode 0, by the writer of this run.
+ * Returns false if some of its lines went past the ring's memory (a stray
+ * write, which fails the test).
+ */
 static bool rlc_sample(struct txcc *x)
 {
 	struct spm_rlc_ring m;
-	bool ok;
+	u64 before = x->rlc.stray;
 
-	if (reading)
-		return rlc_hw_sample(&x->rlc);
-	spm_rlc_ring_init(&m, x->ring, x->rlc.size, x->rlc.guard, x->rlc.sample,
-			  x->rlc.xcc);
-	m.pos = x->rlc.pos;
-	m.seq = x->rlc.seq;
-	ok = spm_rlc_ring_sample(&m);
-	x->rlc.pos = m.pos;
-	x->rlc.seq = m.seq;
-	x->rlc.pub_seq = m.seq;
-	return ok;
+	if (reading) {
+		rlc_hw_sample(&x->rlc);
+	} else {
+		spm_rlc_ring_init(&m, x->ring, x->rlc.size, x->rlc.guard,
+				  x->rlc.sample, x->rlc.xcc);
+		m.pos = x->rlc.pos;
+		m.seq = x->rlc.seq;
+		spm_rlc_ring_sample(&m);
+		x->rlc.pos = m.pos;
+		x->rlc.seq = m.seq;
+		x->rlc.pub_seq = m.seq;
+		x->rlc.stray += m.stray;
+	}
+	count_strays(x, before);
+	return x->rlc.stray == before;
 }
 
 /* Whether @p is a line of @xcc, in the format of this run's writer */
@@ -1812,11 +1834,17 @@ static bool emit_stall(struct txcc *x)
 	u32 size = x->rlc.size;
 	u32 fill = (x->rlc.pos + size - amdgpu_spm_cursor_rdptr(&x->c)) % size;
 
-	if (reading)
-		return rlc_hw_sample_stall(&x->rlc, amdgpu_spm_cursor_rdptr(&x->c));
+	if (reading) {
+		u64 before = x->rlc.stray;
+		bool wrote = rlc_hw_sample_stall(&x->rlc, amdgpu_spm_cursor_rdptr(&x->c));
+
+		count_strays(x, before);
+		return wrote;
+	}
 	if (fill + x->rlc.sample >= size)
 		return false;
-	return rlc_sample(x);
+	rlc_sample(x);
+	return true;
 }
 
 /*
@@ -2023,6 +2051,41 @@ static int bench(void)
 	return 0;
 }
 
+/* Whether the test's RLCs wrote nothing past their rings' memory */
+static bool no_strays(void)
+{
+	u64 n = __atomic_load_n(&strays, __ATOMIC_RELAXED);
+
+	if (n)
+		fprintf(stderr, "%s: %llu lines written past the ring's memory %s\n",
+			cur_test, (unsigned long long)n,
+			"(a spill longer than the guard)");
+	return n == 0;
+}
+
+/*
+ * The harness: a sample whose spill does not fit the guard is a stray
+ * write, which fails the test it happens in. Here the guard is made too
+ * small for the sample on purpose (1 KiB, a sample of 3 KiB that crosses
+ * the end of the ring), so the check must find the stray lines; the case
+ * then clears them, as it passes by finding them.
+ */
+static int test_stray_write_fails(void)
+{
+	struct txcc x;
+	bool found, reported;
+
+	txcc_init(&x, SZ_64K, 1024, 96 * LINE, 3);
+	emit(&x, SZ_64K + 96 * LINE);
+	found = CHECK(x.rlc.stray > 0) && CHECK(strays == x.rlc.stray);
+	reported = !no_strays();
+	fprintf(stderr, "%s: (the line above is expected)\n", cur_test);
+	found = found && CHECK(reported);
+	strays = 0;
+	free(x.ring);
+	return found ? 0 : -1;
+}
+
 #define T(fn) { #fn, fn }
 static const struct {
 	const char *name;
@@ -2063,6 +2126,7 @@ static const struct {
 	T(test_stall_random),
 	T(test_threaded_exact),
 	T(test_threaded_spill),
+	T(test_stray_write_fails),
 };
 
 static bool end_at_size(void)
@@ -2078,9 +2142,11 @@ static void run_test(unsigned int i)
 
 	cur_test = tests[i].name;
 	sticky = 0;
+	strays = 0;
 	spm_shim_irqs_off = 0;
 	spm_shim_irq_hook = NULL;
-	ok = tests[i].fn() == 0 && !sticky && CHECK(!spm_shim_irqs_off);
+	ok = tests[i].fn() == 0 && !sticky && CHECK(!spm_shim_irqs_off) &&
+	     no_strays();
 	if (ok) {
 		printf("ok %u %s [%s]\n", i + 1, tests[i].name, w);
 		passed++;

@@ -116,18 +116,8 @@ module_param_named(spm_backstop_ms, amdgpu_spm_backstop_ms, uint, 0644);
 MODULE_PARM_DESC(spm_backstop_ms,
 		 "SPM drain period in ms while nothing streams (default 100)");
 
-/* The shortest drain period: 10000 wake-ups per second at most */
-#define AMDGPU_SPM_MIN_PERIOD_NS	(100 * NSEC_PER_USEC)
 /* How soon the worker tries again when it could not reach the hardware */
 #define AMDGPU_SPM_RETRY_NS		(10 * NSEC_PER_MSEC)
-/*
- * How often the worker reads the ring registers back (spm_hw_check()):
- * 4 MMIO reads per XCC, which on every pass at the shortest period would be
- * 320000 reads a second on 8 XCCs. The SPM VMID's page table is what keeps
- * the RLC in the rings; the check only tells the owner, so 100 a second
- * at most (3200 reads on 8 XCCs) is enough.
- */
-#define AMDGPU_SPM_CHECK_NS		(10 * NSEC_PER_MSEC)
 
 /* What the hardware of an acquisition is, or is asked to be */
 enum amdgpu_spm_hw {

@@ -28,6 +28,7 @@
 #include <linux/mutex.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
+#include <linux/time64.h>
 #include <linux/types.h>
 
 #include "amdgpu_spm_drain.h"
@@ -171,8 +172,8 @@ struct amdgpu_spm_mgr {
  * @dead: amdgpu_spm_fini() ran: no acquisition can be made any more. Set
  *	under each manager's lock; read with READ_ONCE() outside it.
  * @vmid: the SPM VMID (amdgpu_spm_vmid.c), 0 until it is chosen.
- * @park: the table with no valid PTE that parked contexts point at.
- * @park_tried: its allocation was attempted.
+ * @park: the table with no valid PTE that parked contexts point at, from
+ *	the gfx IP's sw_init to its sw_fini.
  */
 struct amdgpu_spm {
 	const struct amdgpu_spm_funcs *funcs;
@@ -188,7 +189,6 @@ struct amdgpu_spm {
 	bool dead;
 	u32 vmid;
 	struct amdgpu_spm_pt park;
-	bool park_tried;
 };
 
 int amdgpu_spm_init(struct amdgpu_device *adev,
@@ -219,6 +219,18 @@ int amdgpu_spm_ring_alloc_gtt(struct amdgpu_device *adev, u32 xcc, u32 size,
 			      struct amdgpu_spm_ring *ring);
 void amdgpu_spm_ring_free_gtt(struct amdgpu_device *adev, u32 xcc,
 			      struct amdgpu_spm_ring *ring);
+
+/* The shortest drain period: 10000 wake-ups per second at most */
+#define AMDGPU_SPM_MIN_PERIOD_NS	(100 * NSEC_PER_USEC)
+/*
+ * How often at most the drain worker reads the ring registers back
+ * (&amdgpu_spm_funcs.ring_intact: 4 MMIO reads per XCC). The SPM VMID's
+ * page table is what keeps the RLC in the rings; the check only tells the
+ * owner that its stream was redirected. The benchmark
+ * (amdgpu_spm_bench.spm_bench_check_reads) counts the reads; see
+ * profiler.rst, Security, for what they cost.
+ */
+#define AMDGPU_SPM_CHECK_NS		(10 * NSEC_PER_MSEC)
 
 /* Module parameters amdgpu.spm_* */
 extern int amdgpu_spm_paranoid;

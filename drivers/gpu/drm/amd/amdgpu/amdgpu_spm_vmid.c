@@ -33,7 +33,8 @@
  *
  * - **The VMID** is the first one that amdgpu gives KFD,
  *   &amdgpu_vm_manager.first_kfd_vmid (3 on GC 9.4.x). amdgpu_ids manages
- *   only the VMIDs below it, so no graphics job ever gets it, and
+ *   only the VMIDs below it (amdgpu_vmid_mgr_init() sets num_ids to it on
+ *   every hub), so no graphics job ever gets it, and
  *   amdgpu_amdkfd_device_init() leaves it out of KFD's compute VMID bitmap
  *   (amdgpu_spm_kfd_vmid_bitmap()), which is the set KFD assigns from
  *   without HWS and that it hands the scheduler firmware with HWS, at every
@@ -41,6 +42,13 @@
  *   whether anybody profiles or not. It costs KFD one of 13 VMIDs on GC
  *   9.4.x, and nothing in CPX mode of GC 9.4.3/9.4.4 with several KFD
  *   nodes, where kgd2kfd_device_init() does not use the first one anyway.
+ *   amdgpu_vmid_alloc_reserved() is not used: it takes one VMID per hub
+ *   out of amdgpu_ids' round robin and shares it, use-counted, between
+ *   every VM that reserves (%AMDGPU_VM_OP_RESERVE_VMID, and process
+ *   isolation), and amdgpu_vmid_grab_reserved() hands it to the job of
+ *   whichever reserving VM runs next, whose flush points the context at
+ *   that VM's page directory (amdgpu_ids.c). A kernel page table in that
+ *   context would be replaced by the next reserving VM's flush.
  * - **The page table** of an acquisition is flat (PAGE_TABLE_DEPTH 0, the
  *   way the GART's context 0 is), one PTE per GPU page from
  *   %AMDGPU_SPM_VA_BASE, in a VRAM kernel BO like the GART table. The drain
@@ -56,27 +64,32 @@
  *   that hub are flushed (heavyweight).
  * - **Parked**, outside an acquisition, the context of the VMID on every
  *   XCC points at a one-page table of the device with no valid PTE, and
- *   SPM_VMID at the VMID: RLC resume parks it (gfxhub's resume resets
- *   every context, and a VRAM loss may have changed the table, which is
- *   cleared every time), and so does release. amdgpu_vm_flush() lets jobs
- *   program SPM_VMID: those of the reserved VMID every time, and after a
- *   GPU reset the first job of every VMID, kernel jobs (VMID 0) included.
- *   On an XCC where no graphics client reserved SPM
- *   (%AMDGPU_VM_OP_RESERVE_VMID) they program the SPM VMID instead, so
- *   that a profiler's stream cannot write into the VM that amdgpu_ids
- *   happens to have there, nor into the GART. Where one did, the jobs of
- *   the reserved VMID select it, as before the manager, and other jobs
- *   leave it; when the last such client goes, the XCC is parked again
- *   (amdgpu_spm_gfx_vmid_release()). So outside an acquisition and a
- *   graphics reservation SPM_VMID is never 0, the GART, never a KFD VMID
- *   and never another VM. Before the empty table exists (RLC init, at
- *   driver load before the first RLC resume), if it cannot be allocated,
- *   and after amdgpu_spm_vmid_fini() at sw_fini, the park VMID is
- *   %AMDGPU_SPM_VMID_LEGACY_PARK, as without the manager.
- * - **Release** stops the RLC, parks each context on the empty table and
+ *   SPM_VMID at the VMID. The table is allocated by the gfx IP's sw_init
+ *   (amdgpu_spm_vmid_init()), before anything of the driver writes
+ *   SPM_VMID; if it cannot be, sw_init fails, and the device with it. RLC
+ *   resume parks every XCC (gfxhub's resume resets every context, and a
+ *   VRAM loss may have changed the table, which is cleared every time),
+ *   and so does release. amdgpu_vm_flush() lets jobs program SPM_VMID:
+ *   those of the reserved VMID every time, and after a GPU reset the first
+ *   job of every VMID, kernel jobs (VMID 0) included. On an XCC where no
+ *   graphics client reserved SPM (%AMDGPU_VM_OP_RESERVE_VMID) they program
+ *   the SPM VMID instead, so that a profiler's stream cannot write into
+ *   the VM that amdgpu_ids happens to have there, nor into the GART.
+ *   Where one did, the jobs of the reserved VMID select it, as before the
+ *   manager, and other jobs leave it; when the last such client goes, the
+ *   XCC is parked again (amdgpu_spm_gfx_vmid_release()). So every value
+ *   the driver writes to SPM_VMID, from sw_init on, is the SPM VMID or a
+ *   graphics client's reserved VMID: never 0, the GART, never a KFD VMID
+ *   and never another VM. On devices without the manager, and after
+ *   amdgpu_spm_vmid_fini() at sw_fini, the park VMID is
+ *   %AMDGPU_SPM_VMID_LEGACY_PARK, as before the manager.
+ * - **Release** stops the RLC, points each context at the empty table and
  *   flushes, and only then are the rings and the acquisition's table
- *   freed (amdgpu_spm.c): no context points at that table any more, so
- *   clearing it first would change nothing.
+ *   freed (amdgpu_spm.c). Pointing the context elsewhere is what clearing
+ *   the acquisition's PTEs would achieve: once the flush is done, no
+ *   translation of the SPM VMID can lead to the rings (the context walks
+ *   only the empty table, and the TLB holds nothing of the old one), so
+ *   the old table is not cleared before it is freed.
  *
  * Whether a command stream can also write RLC_SPM_MC_CNTL is not public;
  * the kernel writes it (amdgpu_vm_flush() through update_spm_vmid). If a
@@ -100,9 +113,9 @@
  * amdgpu_spm_park_vmid - the SPM_VMID that RLC init and resume program
  * @adev: the device
  *
- * Return: the SPM VMID on devices with the SPM manager, once its empty
- * table exists (amdgpu_spm_vmid_park()), else %AMDGPU_SPM_VMID_LEGACY_PARK,
- * what RLC init wrote before the manager.
+ * Return: the SPM VMID on devices with the SPM manager, from the gfx IP's
+ * sw_init (amdgpu_spm_vmid_init()) to its sw_fini, else
+ * %AMDGPU_SPM_VMID_LEGACY_PARK, what RLC init wrote before the manager.
  */
 u32 amdgpu_spm_park_vmid(struct amdgpu_device *adev)
 {
@@ -172,8 +185,9 @@ u32 amdgpu_spm_kfd_vmid_bitmap(struct amdgpu_device *adev, u32 bitmap)
  * amdgpu_spm_vmid_setup - choose the SPM VMID
  * @adev: the device
  *
- * Called once the VM manager knows its VMID split (amdgpu_spm_vmid_park()
- * calls it at the first RLC resume; KFD starts only after that).
+ * Called once the VM manager knows its VMID split: gmc's sw_init sets it,
+ * before the gfx IP's sw_init calls amdgpu_spm_vmid_init(); KFD starts
+ * only after that.
  */
 void amdgpu_spm_vmid_setup(struct amdgpu_device *adev)
 {
@@ -188,6 +202,39 @@ void amdgpu_spm_vmid_setup(struct amdgpu_device *adev)
 		return;
 	}
 	adev->spm.vmid = vmid;
+}
+
+/**
+ * amdgpu_spm_vmid_init - choose the SPM VMID and allocate its empty table
+ * @adev: the device
+ *
+ * Called from the gfx IP's sw_init, before anything of the driver writes
+ * SPM_VMID (gfx_v9_4_3's RLC init does, at sw_init), so that RLC init and
+ * resume always park it on the SPM VMID. Nothing on devices without the
+ * SPM manager. Where amdgpu_ids and KFD leave no VMID to take (never on GC
+ * 9.4.x, where the first KFD VMID is 3), the profiler is not available
+ * and SPM_VMID is parked at %AMDGPU_SPM_VMID_LEGACY_PARK, as without the
+ * manager.
+ *
+ * Return: 0, or a negative errno if the empty table cannot be allocated:
+ * the IP's sw_init then fails, rather than park SPM_VMID elsewhere.
+ */
+int amdgpu_spm_vmid_init(struct amdgpu_device *adev)
+{
+	struct amdgpu_spm *spm = &adev->spm;
+	int r;
+
+	amdgpu_spm_vmid_setup(adev);
+	if (!spm->funcs || !spm->vmid || spm->park.priv)
+		return 0;
+	r = amdgpu_spm_pt_init(adev, &spm->park, 1);
+	if (r) {
+		dev_err(adev->dev, "SPM: no memory for the empty page table (%d)\n", r);
+		return r;
+	}
+	/* Never walked before RLC resume clears it again (VRAM not cleared) */
+	amdgpu_spm_pt_clear(adev, &spm->park);
+	return 0;
 }
 
 /*
@@ -245,26 +292,15 @@ void amdgpu_spm_vmid_use(struct amdgpu_device *adev, u32 xcc,
  * caller then programs SPM_VMID with amdgpu_spm_park_vmid(). Also while
  * the profiler owns @xcc: the RLC was reset, and until the worker programs
  * its rings again (amdgpu_spm_hw_lost()) nothing may be reachable. The
- * empty table is allocated at the first call (driver load); if that
- * fails, the SPM profiler is not available on the device.
+ * empty table exists since sw_init (amdgpu_spm_vmid_init()).
  *
- * Context: RLC resume, in process context; may sleep at the first call.
+ * Context: RLC resume, in process context; does not allocate.
  */
 void amdgpu_spm_vmid_park(struct amdgpu_device *adev, u32 xcc)
 {
 	struct amdgpu_spm *spm = &adev->spm;
 
-	if (!spm->funcs)
-		return;
-	amdgpu_spm_vmid_setup(adev);
-	if (!spm->vmid)
-		return;
-	if (!spm->park.priv && !spm->park_tried) {
-		spm->park_tried = true;
-		if (amdgpu_spm_pt_init(adev, &spm->park, 1))
-			dev_warn(adev->dev, "SPM: no memory for the empty page table\n");
-	}
-	if (!spm->park.priv)
+	if (!spm->funcs || !spm->vmid || !spm->park.priv)
 		return;
 	/* After a VRAM loss the table holds anything: clear it every time */
 	amdgpu_spm_pt_clear(adev, &spm->park);

@@ -59,6 +59,7 @@ u32 amdgpu_spm_park_vmid(struct amdgpu_device *adev);
 bool amdgpu_spm_job_vmid(struct amdgpu_device *adev, u32 xcc, u32 *vmid);
 u32 amdgpu_spm_kfd_vmid_bitmap(struct amdgpu_device *adev, u32 bitmap);
 void amdgpu_spm_vmid_setup(struct amdgpu_device *adev);
+int amdgpu_spm_vmid_init(struct amdgpu_device *adev);
 void amdgpu_spm_vmid_park(struct amdgpu_device *adev, u32 xcc);
 void amdgpu_spm_vmid_fini(struct amdgpu_device *adev);
 

@@ -733,7 +733,8 @@ static void spm_hw_rlc_resume_keeps_vmid(struct kunit *test)
 
 /*
  * RLC resume parks SPM_VMID at the SPM VMID on every XCC (its reset value
- * is 0, gc_9_0_default.h), and on GC 9.4.3 switches the SPM clock on.
+ * is 0 in gc_9_0_default.h; on GC 9.4.3 the reading's), and on GC 9.4.3
+ * switches the SPM clock on.
  */
 static void spm_hw_resume_parks_vmid(struct kunit *test)
 {
@@ -741,8 +742,12 @@ static void spm_hw_resume_parks_vmid(struct kunit *test)
 	struct spm_env *e = hw_env(test, n, SZ_64K);
 
 	spm_model_reset(e->m);
-	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, vmid_of(e, i), 0);
+	/* At the reset value (of the reading), which is not the SPM VMID */
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, vmid_of(e, i),
+				e->m->l->mc_cntl_default & e->m->l->vmid_mask);
+		KUNIT_ASSERT_NE(test, vmid_of(e, i), SPM_MODEL_VMID);
+	}
 	KUNIT_ASSERT_EQ(test, e->adev->gfx.rlc.funcs->resume(e->adev), 0);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ_MSG(test, vmid_of(e, i),
@@ -1258,6 +1263,12 @@ static int gfx_v9_0_gc941_init(struct kunit *test)
 	return 0;
 }
 
+static int gfx_v9_4_3_reset_set_init(struct kunit *test)
+{
+	test->priv = (void *)spm_model_layout_gc943_reset_set(test);
+	return 0;
+}
+
 static struct kunit_case gfx_v9_4_3_cases[] = {
 	KUNIT_CASE(spm_hw_acquire_programs),
 	KUNIT_CASE(spm_hw_start_programs),
@@ -1327,6 +1338,23 @@ static struct kunit_case gfx_v9_0_gc941_cases[] = {
 	{}
 };
 
+/*
+ * GC 9.4.3 under the other reading of the reset values that no source
+ * gives (spm_model_layout_gc943_reset_set()): the cases where a reset or
+ * power-on leaves them
+ */
+static struct kunit_case gfx_v9_4_3_reset_set_cases[] = {
+	KUNIT_CASE(spm_hw_acquire_programs),
+	KUNIT_CASE(spm_hw_start_programs),
+	KUNIT_CASE(spm_hw_reset_reprograms),
+	KUNIT_CASE(spm_hw_resume_reprograms),
+	KUNIT_CASE(spm_hw_rlc_resume_keeps_vmid),
+	KUNIT_CASE(spm_hw_resume_parks_vmid),
+	KUNIT_CASE(spm_hw_queue_reset_keeps_streaming),
+	KUNIT_CASE(spm_hw_release_after_reset),
+	{}
+};
+
 static struct kunit_suite gfx_v9_4_3_suite = {
 	.name = "amdgpu_spm_gfx_v9_4_3",
 	.init = gfx_v9_4_3_init,
@@ -1345,4 +1373,11 @@ static struct kunit_suite gfx_v9_0_gc941_suite = {
 	.test_cases = gfx_v9_0_gc941_cases,
 };
 
-kunit_test_suites(&gfx_v9_4_3_suite, &gfx_v9_0_suite, &gfx_v9_0_gc941_suite);
+static struct kunit_suite gfx_v9_4_3_reset_set_suite = {
+	.name = "amdgpu_spm_gfx_v9_4_3_reset_set",
+	.init = gfx_v9_4_3_reset_set_init,
+	.test_cases = gfx_v9_4_3_reset_set_cases,
+};
+
+kunit_test_suites(&gfx_v9_4_3_suite, &gfx_v9_0_suite, &gfx_v9_0_gc941_suite,
+		  &gfx_v9_4_3_reset_set_suite);

@@ -7,6 +7,8 @@
  * with).
  */
 
+#include <kunit/test.h>
+
 #include "amdgpu.h"
 #include "gfx_v9_4_3.h"
 #include "gc/gc_9_4_3_offset.h"
@@ -69,11 +71,15 @@ const struct spm_model_layout spm_layout_gfx_v9_4_3 = {
 	/* ROCm's gfx_v9_4_3.c sets it before SPM streams */
 	.clk_mask = RLC_CLK_CNTL__RLC_SPM_CLK_CNTL_MASK,
 	/*
-	 * No gc_9_4_3_default.h exists: the reset values are taken to be 0,
-	 * as RLC_SPM_MC_CNTL's is in gc_9_0_default.h
+	 * The base tree has no gc_9_4_3_default.h, and no source gives these
+	 * reset values: one reading is 0 (as RLC_SPM_MC_CNTL's is in
+	 * gc_9_0_default.h, and the SPM clock off), the other is
+	 * spm_model_layout_gc943_reset_set(); the suites run both
 	 */
 	.mc_cntl_default = 0,
 	.clk_cntl_default = 0,
+	/* gfx_v9_4_3_rlc_init() only programs SPM_VMID, at sw_init */
+	.rlc_init = true,
 	.lines_mask = RLC_SPM_PERFMON_SEGMENT_SIZE__PERFMON_SEGMENT_SIZE_MASK,
 	.vm_enable_mask = VM_CONTEXT1_CNTL__ENABLE_CONTEXT_MASK,
 	.vm_depth_mask = VM_CONTEXT1_CNTL__PAGE_TABLE_DEPTH_MASK,
@@ -84,3 +90,31 @@ const struct spm_model_layout spm_layout_gfx_v9_4_3 = {
 	.vm_retry_reset = true,
 	.num_xcc = 8,
 };
+
+/**
+ * spm_model_layout_gc943_reset_set - GC 9.4.3 under the other reading of
+ *	its reset values
+ * @test: the test that owns the copy
+ *
+ * No source gives the reset values of RLC_SPM_MC_CNTL and RLC_CLK_CNTL on
+ * GC 9.4.3 (there is no gc_9_4_3_default.h). &spm_layout_gfx_v9_4_3 takes
+ * them to be 0; this reading takes what was last parked there before the
+ * SPM manager (SPM_VMID 0xf, a KFD VMID) and every clock control field of
+ * RLC_CLK_CNTL set, as gc_9_0_default.h has RLC_CLK_CNTL (0x3: both of its
+ * fields), here the SRM and SPM fields of gc_9_4_3_sh_mask.h.
+ *
+ * Return: a copy of &spm_layout_gfx_v9_4_3 with those reset values.
+ */
+const struct spm_model_layout *spm_model_layout_gc943_reset_set(struct kunit *test)
+{
+	struct spm_model_layout *l;
+
+	l = kunit_kmalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	*l = spm_layout_gfx_v9_4_3;
+	l->name = "gfx_v9_4_3, reset values set";
+	l->mc_cntl_default = RLC_SPM_MC_CNTL__RLC_SPM_VMID_MASK;
+	l->clk_cntl_default = RLC_CLK_CNTL__RLC_SRM_CLK_CNTL_MASK |
+			      RLC_CLK_CNTL__RLC_SPM_CLK_CNTL_MASK;
+	return l;
+}

@@ -57,7 +57,11 @@
  *   it). Modes 1 and 2 are described nowhere: the model counts them and
  *   writes nothing. Whether the profiler's command stream leaves the
  *   kernel's mode 0 or selects mode 3 (aqlprofile) is a parameter too.
- * - The interrupt is raised only if RLC_SPM_INT_CNTL bit 0 is set; nothing
+ * - The interrupt is raised only if RLC_SPM_INT_CNTL bit 0 is set: that
+ *   bit is the register's only field (RLC_SPM_INT_CNTL__RLC_SPM_INT_CNTL
+ *   of gc_9_0_sh_mask.h and gc_9_4_3_sh_mask.h, the rest RESERVED), and
+ *   AMD's "add profiler/spm support for gfx9_4_3" posting (amd-gfx, 20 Feb
+ *   2026) writes 1 there when it starts SPM with its interrupt. Nothing
  *   describes RLC_SPM_INT_STATUS, which the model ignores.
  * - A sample is RLC_SPM_PERFMON_SEGMENT_SIZE.PERFMON_SEGMENT_SIZE lines of
  *   32 bytes (Mesa programs the total line count there on GFX10); the ring
@@ -71,6 +75,18 @@
  * - Nothing describes what the RLC does when its ring registers change
  *   while it streams; every source stops it first. The model counts such
  *   writes as errors.
+ * - Reset values: those of gc_9_0_default.h for GC 9.4.1/9.4.2; GC 9.4.3
+ *   has no defaults header, and its two that matter (RLC_SPM_MC_CNTL,
+ *   RLC_CLK_CNTL) are a reading run both ways (see the layouts).
+ * - Memory the driver frees must be out of the GPU's reach: a ring or a
+ *   page table freed while an enabled VM context of any XCC still points
+ *   at the table, or at a table whose valid PTEs lead into the ring, or
+ *   while a hub's TLB still holds such a translation, counts in
+ *   &spm_model.free_violations (the TLB keeps what it walked until a
+ *   flush, see above). gfxhub's GART disable at hw_fini disables every
+ *   context (gfxhub_v1_0/v1_2_gart_disable()); the model does that before
+ *   the gfx IP's sw_fini frees the empty table. After a surprise removal
+ *   nothing of the device reaches memory any more.
  */
 
 #include <kunit/static_stub.h>
@@ -218,18 +234,32 @@ static void spm_model_wrote(struct spm_model *m, u32 xcc, int r, u32 old,
 	}
 }
 
-static u32 spm_model_rreg(struct amdgpu_device *adev, u32 byte)
+/* A read of the register file; @count: a read of the driver's */
+static u32 spm_model_rreg_do(struct spm_model *m, u32 byte, bool count)
 {
-	struct spm_model *m = spm_model_cur;
 	unsigned long flags;
-	u32 v = 0;
+	u32 v, xcc;
+	int r;
 
 	if (!m || byte / 4 >= m->nregs)
 		return 0;
 	spin_lock_irqsave(&m->lock, flags);
 	v = m->regs[byte / 4];
+	if (count) {
+		r = spm_model_decode(m, byte / 4, &xcc);
+		if (r >= 0)
+			m->x[xcc].reads[r]++;
+		else
+			m->reads_other++;
+	}
 	spin_unlock_irqrestore(&m->lock, flags);
 	return v;
+}
+
+/* adev->pcie_rreg: every RREG32 of the driver */
+static u32 spm_model_rreg(struct amdgpu_device *adev, u32 byte)
+{
+	return spm_model_rreg_do(spm_model_cur, byte, true);
 }
 
 static void spm_model_wreg(struct amdgpu_device *adev, u32 byte, u32 v)
@@ -249,6 +279,11 @@ static void spm_model_wreg(struct amdgpu_device *adev, u32 byte, u32 v)
 		spm_model_wrote(m, xcc, r, old, v);
 	spin_unlock_irqrestore(&m->lock, flags);
 }
+
+static bool spm_model_reaches_ring(struct spm_model *m,
+				   const struct spm_model_ring *mr, u32 *xcc);
+static bool spm_model_reaches_pt(struct spm_model *m,
+				 const struct spm_model_pt *mp, u32 *xcc);
 
 /* ---- rings: amdgpu_spm_ring_alloc_gtt() and _free_gtt() ---- */
 
@@ -327,6 +362,12 @@ static void spm_model_ring_free(struct amdgpu_device *adev, u32 xcc,
 	unsigned int i;
 
 	spin_lock_irqsave(&m->lock, flags);
+	/* Out of reach first: no context or TLB may lead into it any more */
+	if (spm_model_reaches_ring(m, mr, &i)) {
+		m->free_violations++;
+		pr_info("spm model: ring %td freed while XCC %u can reach it\n",
+			mr - m->rings, i);
+	}
 	mr->live = false;
 	m->allocs--;
 	for (i = 0; i < AMDGPU_SPM_MAX_XCC; i++)
@@ -394,8 +435,14 @@ static void spm_model_pt_free(struct amdgpu_device *adev,
 	struct spm_model_pt *mp = pt->priv;
 	unsigned long flags;
 	u64 *cpu, *gpu;
+	u32 i;
 
 	spin_lock_irqsave(&m->lock, flags);
+	if (spm_model_reaches_pt(m, mp, &i)) {
+		m->free_violations++;
+		pr_info("spm model: page table %td freed while XCC %u can reach it\n",
+			mp - m->pts, i);
+	}
 	cpu = mp->cpu;
 	gpu = mp->gpu;
 	*mp = (struct spm_model_pt){};
@@ -428,6 +475,7 @@ static void spm_model_tlb_drop(struct spm_model_xcc *x)
 	kfree(x->tlb);
 	x->tlb = NULL;
 	x->tlb_valid = false;
+	x->tlb_pt = -1;
 	x->tlb_gen++;
 }
 
@@ -443,7 +491,7 @@ static void spm_model_flush_tlb(struct amdgpu_device *adev, u32 vmid,
 	spin_lock_irqsave(&m->lock, flags);
 	if (m->x[vmhub].tlb_valid && m->x[vmhub].tlb_vmid == vmid)
 		spm_model_tlb_drop(&m->x[vmhub]);
-	if (vmid == SPM_MODEL_VMID && flush_type == 2)
+	if (vmid == m->adev->spm.vmid && flush_type == 2)
 		m->x[vmhub].tlb_flushes_2++;
 	m->tlb_flushes++;
 	spin_unlock_irqrestore(&m->lock, flags);
@@ -487,6 +535,98 @@ static u64 spm_model_ctx_get64(struct spm_model *m, u32 xcc, u32 vmid,
 	       spm_model_ctx_get(m, xcc, vmid, lo);
 }
 
+/*
+ * The table of the model that the context of @vmid on @xcc points at, if
+ * the context is enabled, or NULL; called with m->lock held
+ */
+static struct spm_model_pt *spm_model_ctx_pt(struct spm_model *m, u32 xcc,
+					     u32 vmid)
+{
+	u32 cntl = spm_model_ctx_get(m, xcc, vmid, SPM_R_VM_CNTL);
+	u64 ptb = spm_model_ctx_get64(m, xcc, vmid, SPM_R_VM_PTB_LO);
+	unsigned int i;
+
+	if (!(cntl & m->l->vm_enable_mask) || !(ptb & AMDGPU_PTE_VALID))
+		return NULL;
+	for (i = 0; i < SPM_MODEL_MAX_PTS; i++)
+		if (m->pts[i].live && m->pts[i].addr == (ptb & SPM_MODEL_PTE_ADDR))
+			return &m->pts[i];
+	return NULL;
+}
+
+/* Whether any of @n entries at @pte is a valid one into @mr */
+static bool spm_model_ptes_into(const u64 *pte, u32 n,
+				const struct spm_model_ring *mr)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u64 a = pte[i] & SPM_MODEL_PTE_ADDR;
+
+		if ((pte[i] & AMDGPU_PTE_VALID) && a >= mr->dma &&
+		    a < mr->dma + mr->size)
+			return true;
+	}
+	return false;
+}
+
+/* Nothing of a device that is gone reaches memory */
+static bool spm_model_gone(struct spm_model *m)
+{
+	return m->adev->pdev && pci_dev_is_disconnected(m->adev->pdev);
+}
+
+/*
+ * Whether the GPU can still write @mr: through what the table of an
+ * enabled context (any VMID but 0, the GART, on any XCC) holds, whatever
+ * its range, or through what a hub's TLB keeps. Sets *@xcc to the XCC
+ * that can. Called with m->lock held.
+ */
+static bool spm_model_reaches_ring(struct spm_model *m,
+				   const struct spm_model_ring *mr, u32 *xcc)
+{
+	unsigned int i, vmid;
+
+	if (spm_model_gone(m))
+		return false;
+	for (i = 0; i < NUM_XCC(m->adev->gfx.xcc_mask); i++) {
+		struct spm_model_xcc *x = &m->x[i];
+
+		*xcc = i;
+		if (x->tlb_valid && x->tlb && spm_model_ptes_into(x->tlb, x->tlb_n, mr))
+			return true;
+		for (vmid = 1; vmid < AMDGPU_NUM_VMID; vmid++) {
+			struct spm_model_pt *pt = spm_model_ctx_pt(m, i, vmid);
+
+			if (pt && spm_model_ptes_into(pt->gpu, pt->n, mr))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Whether an enabled context of some XCC points at @mp, or a hub's TLB
+ * holds a walk of it; called with m->lock held
+ */
+static bool spm_model_reaches_pt(struct spm_model *m,
+				 const struct spm_model_pt *mp, u32 *xcc)
+{
+	unsigned int i, vmid;
+
+	if (spm_model_gone(m))
+		return false;
+	for (i = 0; i < NUM_XCC(m->adev->gfx.xcc_mask); i++) {
+		*xcc = i;
+		if (m->x[i].tlb_valid && m->x[i].tlb_pt == mp - m->pts)
+			return true;
+		for (vmid = 1; vmid < AMDGPU_NUM_VMID; vmid++)
+			if (spm_model_ctx_pt(m, i, vmid) == mp)
+				return true;
+	}
+	return false;
+}
+
 /* Walk the context of @vmid into the XCC's TLB; called with m->lock held */
 static void spm_model_tlb_fill(struct spm_model *m, u32 xcc, u32 vmid)
 {
@@ -521,6 +661,7 @@ static void spm_model_tlb_fill(struct spm_model *m, u32 xcc, u32 vmid)
 	/* Entries past the table's memory are not modelled: they fault */
 	x->tlb_n = min_t(u64, end - start + 1, pt->n);
 	x->tlb_start = start;
+	x->tlb_pt = pt - m->pts;
 	x->tlb = kmemdup(pt->gpu, x->tlb_n * sizeof(u64), GFP_ATOMIC);
 	if (!x->tlb)
 		x->tlb_bad = SPM_MODEL_XL_UNKNOWN;
@@ -805,10 +946,8 @@ static bool spm_model_sample_locked(struct spm_model *m, u32 xcc)
 	x->w.seq = x->seq;
 	x->w.pub_line = m->rd->pub_line;
 	stray = x->w.stray;
-	if (!spm_rlc_ring_sample(&x->w)) {
-		x->dropped += sample;
-		return false;
-	}
+	/* A line past the ring's memory is counted as a stray write below */
+	spm_rlc_ring_sample(&x->w);
 	if (mode == 3 && m->rd->stall_at) {
 		rdptr = spm_model_get(m, xcc, SPM_R_RDPTR) % x->w.size;
 		if (x->w.pos == rdptr) {
@@ -974,7 +1113,27 @@ unsigned int spm_model_live_pts(struct spm_model *m)
 
 u32 spm_model_read(struct spm_model *m, u32 xcc, enum spm_model_reg r)
 {
-	return spm_model_rreg(m->adev, spm_model_addr(m, xcc, r) * 4);
+	return spm_model_rreg_do(m, spm_model_addr(m, xcc, r) * 4, false);
+}
+
+/**
+ * spm_model_reads - the driver's MMIO reads of a register, on every XCC
+ * @m: the model
+ * @r: the register
+ *
+ * Return: their number since the model was created.
+ */
+u64 spm_model_reads(struct spm_model *m, enum spm_model_reg r)
+{
+	unsigned long flags;
+	unsigned int i;
+	u64 n = 0;
+
+	spin_lock_irqsave(&m->lock, flags);
+	for (i = 0; i < AMDGPU_SPM_MAX_XCC; i++)
+		n += m->x[i].reads[r];
+	spin_unlock_irqrestore(&m->lock, flags);
+	return n;
 }
 
 /**
@@ -1030,6 +1189,29 @@ int spm_model_find_write(struct spm_model *m, u32 xcc, enum spm_model_reg r,
 
 /* ---- setup ---- */
 
+/**
+ * spm_model_gart_disable - what gfxhub's GART disable does at hw_fini
+ * @m: the model
+ *
+ * gfxhub_v1_0/v1_2_gart_disable(): every context of every XCC disabled,
+ * the L1 TLB and the L2 cache off (nothing cached is used any more).
+ */
+void spm_model_gart_disable(struct spm_model *m)
+{
+	const struct spm_model_layout *l = m->l;
+	u32 stride = l->off[SPM_R_VM_CNTL1] - l->off[SPM_R_VM_CNTL];
+	unsigned long flags;
+	unsigned int i, vmid;
+
+	spin_lock_irqsave(&m->lock, flags);
+	for (i = 0; i < NUM_XCC(m->adev->gfx.xcc_mask); i++) {
+		for (vmid = 0; vmid < AMDGPU_NUM_VMID; vmid++)
+			m->regs[spm_model_addr(m, i, SPM_R_VM_CNTL) + vmid * stride] = 0;
+		spm_model_tlb_drop(&m->x[i]);
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
+}
+
 static void spm_model_fini(void *data)
 {
 	struct spm_model *m = data;
@@ -1040,8 +1222,12 @@ static void spm_model_fini(void *data)
 	/* At unload the empty table stays: the RLC still runs on it */
 	KUNIT_EXPECT_EQ(m->test, !!m->adev->spm.park.priv, parked);
 	KUNIT_EXPECT_EQ(m->test, spm_model_live_pts(m), parked ? 1 : 0);
+	/* hw_fini: gfxhub's GART disable turns every context off */
+	spm_model_gart_disable(m);
 	/* What the gfx IP's sw_fini does, after hw_fini */
 	amdgpu_spm_vmid_fini(m->adev);
+	/* Nothing the driver freed was still in the GPU's reach */
+	KUNIT_EXPECT_EQ(m->test, m->free_violations, 0);
 	/* The driver freed every page table it allocated, the empty one too */
 	KUNIT_EXPECT_EQ(m->test, spm_model_live_pts(m), 0);
 	for (i = 0; i < SPM_MODEL_MAX_RINGS; i++) {
@@ -1148,8 +1334,10 @@ struct spm_model *spm_model_create(struct kunit *test,
 	m->fail_alloc = -1;
 	m->next_dma = SPM_MODEL_DMA_BASE;
 	spin_lock_init(&m->lock);
-	for (i = 0; i < AMDGPU_SPM_MAX_XCC; i++)
+	for (i = 0; i < AMDGPU_SPM_MAX_XCC; i++) {
 		m->x[i].ring = -1;
+		m->x[i].tlb_pt = -1;
+	}
 
 	adev = amdgpu_kunit_helper_alloc_device(test);
 	m->adev = adev;
@@ -1203,9 +1391,23 @@ struct spm_model *spm_model_create(struct kunit *test,
 	ipb.adev = adev;
 	ipb.version = l->ip_block;
 	l->ip_block->funcs->early_init(&ipb);
-	/* Power-on reset, then the real RLC resume, as hw_init runs it */
+	/* Power-on reset */
 	spm_model_reset(m);
+	/*
+	 * The gfx IP's sw_init: the SPM VMID's empty table, then RLC init
+	 * (where it only programs SPM_VMID); then the real RLC resume, as
+	 * hw_init runs it
+	 */
+	KUNIT_ASSERT_EQ(test, amdgpu_spm_vmid_init(adev), 0);
+	if (l->rlc_init)
+		KUNIT_ASSERT_EQ(test, adev->gfx.rlc.funcs->init(adev), 0);
 	KUNIT_ASSERT_EQ(test, adev->gfx.rlc.funcs->resume(adev), 0);
+	/* Whatever the driver parked SPM_VMID at on the way: the SPM VMID */
+	for (i = 0; i < m->nlog; i++)
+		if (m->log[i].reg == SPM_R_MC_CNTL)
+			KUNIT_EXPECT_EQ_MSG(test, m->log[i].val & l->vmid_mask,
+					    adev->spm.vmid, "load, write %u, xcc %u",
+					    i, m->log[i].xcc);
 	m->nlog = 0;
 	return m;
 }

@@ -72,8 +72,11 @@ enum spm_model_reg {
  * @vm_retry_mask: VM_CONTEXT1_CNTL.RETRY_PERMISSION_OR_INVALID_PAGE_FAULT
  * @vm_retry_reset: whether gfxhub sets that bit at every GART enable
  *	(gfxhub_v1_0 on GC 9.4.2, gfxhub_v1_2 on GC 9.4.3/9.4.4)
- * @mc_cntl_default: reset value of RLC_SPM_MC_CNTL
- * @clk_cntl_default: reset value of RLC_CLK_CNTL
+ * @mc_cntl_default: reset value of RLC_SPM_MC_CNTL (where no header gives
+ *	it, one of two readings: see spm_model_layout_gc943_reset_set())
+ * @clk_cntl_default: reset value of RLC_CLK_CNTL (likewise)
+ * @rlc_init: the IP's &amdgpu_rlc_funcs.init programs SPM_VMID and nothing
+ *	else (gfx_v9_4_3_rlc_init()): the model runs it, as sw_init does
  * @num_xcc: XCCs of the part
  */
 struct spm_model_layout {
@@ -97,6 +100,7 @@ struct spm_model_layout {
 	bool vm_retry_reset;
 	u32 mc_cntl_default;
 	u32 clk_cntl_default;
+	bool rlc_init;
 	unsigned int num_xcc;
 };
 
@@ -183,9 +187,12 @@ void spm_model_set_reading(struct spm_model *m, const struct spm_model_reading *
  * @xl_base: ring base it is of
  * @xl_size: ring size it is of
  * @xl_ring: the ring, or a negative SPM_MODEL_XL_*
+ * @tlb_pt: the table of &spm_model.pts that @tlb was walked from, or -1
  * @full: (reading @stall_at) the ring filled up to RDPTR
  * @full_at: the RDPTR it filled up to
  * @fulls: times it filled up to RDPTR
+ * @reads: the driver's MMIO reads of each register of this XCC (the
+ *	tests' own reads through spm_model_read() are not counted)
  */
 struct spm_model_xcc {
 	struct spm_rlc_ring w;
@@ -217,9 +224,11 @@ struct spm_model_xcc {
 	u64 xl_base;
 	u32 xl_size;
 	int xl_ring;
+	int tlb_pt;
 	bool full;
 	u32 full_at;
 	u64 fulls;
+	u64 reads[SPM_R_NUM];
 };
 
 #define SPM_MODEL_MAX_RINGS	32
@@ -279,6 +288,11 @@ struct spm_model_write {
  * @alloc_waiting: completed when an allocation waits for @alloc_gate
  * @log: the SPM register writes, in order
  * @nlog: writes logged
+ * @reads_other: the driver's MMIO reads of registers the model does not
+ *	decode (VM contexts other than 0, other IPs)
+ * @free_violations: rings and page tables the driver freed while a VM
+ *	context of some XCC, or the TLB of its hub, could still reach them;
+ *	every case expects 0 (checked when the model goes away)
  */
 struct spm_model {
 	struct kunit *test;
@@ -301,17 +315,21 @@ struct spm_model {
 	struct completion *alloc_waiting;
 	struct spm_model_write log[SPM_MODEL_LOG];
 	unsigned int nlog;
+	u64 reads_other;
+	u64 free_violations;
 };
 
 extern const struct spm_model_layout spm_layout_gfx_v9_4_3;
 extern const struct spm_model_layout spm_layout_gfx_v9_0;
 const struct spm_model_layout *spm_model_layout_gc941(struct kunit *test,
 						      bool retry);
+const struct spm_model_layout *spm_model_layout_gc943_reset_set(struct kunit *test);
 
 struct spm_model *spm_model_create(struct kunit *test,
 				   const struct spm_model_layout *l,
 				   unsigned int nxcc);
 u32 spm_model_read(struct spm_model *m, u32 xcc, enum spm_model_reg r);
+u64 spm_model_reads(struct spm_model *m, enum spm_model_reg r);
 u64 spm_model_ring_base(struct spm_model *m, u32 xcc);
 int spm_model_ring_of_dma(struct spm_model *m, u64 dma);
 void spm_model_write(struct spm_model *m, u32 xcc, enum spm_model_reg r, u32 v);
@@ -321,6 +339,7 @@ void spm_model_profiler_start(struct spm_model *m, u32 xcc, u32 sample);
 u32 spm_model_emit(struct spm_model *m, u32 xcc, u32 bytes);
 void spm_model_reset(struct spm_model *m);
 void spm_model_lose_vram(struct spm_model *m);
+void spm_model_gart_disable(struct spm_model *m);
 unsigned int spm_model_live_pts(struct spm_model *m);
 int spm_model_find_write(struct spm_model *m, u32 xcc, enum spm_model_reg r,
 			 int from);

@@ -117,17 +117,17 @@ static inline void spm_rlc_ring_reset(struct spm_rlc_ring *m)
 }
 
 /*
- * Write one sample and publish the write pointer. Returns false if the
- * sample does not fit the spill area (the model then writes nothing: a
- * configuration the tests do not use).
+ * Write one sample and publish the write pointer. A spill that does not
+ * fit the memory after the data is written as far as it goes; its other
+ * lines count in @stray (the hardware would write them into whatever
+ * follows the ring). Returns false if it did.
  */
 static inline bool spm_rlc_ring_sample(struct spm_rlc_ring *m)
 {
 	u8 *data = m->ring + AMDGPU_SPM_RING_HDR_SIZE;
 	u32 i, n = m->sample / AMDGPU_SPM_LINE_SIZE, pos = m->pos;
+	u64 stray = m->stray;
 
-	if (m->guard && pos + m->sample > m->size + m->guard)
-		return false;
 	for (i = 0; i < n; i++) {
 		if (pos + AMDGPU_SPM_LINE_SIZE <= m->mem)
 			spm_rlc_line(data + pos, m->xcc, m->seq);
@@ -150,7 +150,7 @@ static inline bool spm_rlc_ring_sample(struct spm_rlc_ring *m)
 	/* The lines are in memory before the pointer that covers them */
 	smp_wmb();
 	WRITE_ONCE(*(u32 *)m->ring, pos);
-	return true;
+	return m->stray == stray;
 }
 
 #endif

@@ -46,12 +46,40 @@ static struct spm_env *env(struct kunit *test, unsigned int nxcc)
 	return spm_env_create(test, &spm_layout_gfx_v9_4_3, nxcc, SZ_64K);
 }
 
+/*
+ * The same, under the reading of the RLC model (struct spm_model_reading)
+ * that the case runs with: the streaming cases run under each
+ */
+static struct spm_env *renv(struct kunit *test, unsigned int nxcc)
+{
+	struct spm_env *e = env(test, nxcc);
+
+	spm_model_set_reading(e->m, test->param_value);
+	return e;
+}
+
+/*
+ * The profiler starts counting on @xcc, samples of @sample bytes, and,
+ * under a reading that says so, selects ring mode 3 from its stream as
+ * aqlprofile does
+ */
+static void start_one(struct spm_env *e, u32 xcc, u32 sample)
+{
+	const struct spm_model_layout *l = e->m->l;
+
+	spm_model_profiler_start(e->m, xcc, sample);
+	if (e->m->rd->user_mode3)
+		spm_model_write(e->m, xcc, SPM_R_PERFMON_CNTL,
+				(spm_model_read(e->m, xcc, SPM_R_PERFMON_CNTL) &
+				 ~l->ring_mode_mask) | (3 << l->ring_mode_shift));
+}
+
 static void start_all(struct spm_env *e, unsigned int n)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		spm_model_profiler_start(e->m, i, SAMPLE);
+		start_one(e, i, SAMPLE);
 }
 
 /* The RLC of @xcc writes @bytes; all of it must reach the ring */
@@ -208,6 +236,29 @@ static int vmid_acquirer_fn(void *data)
 }
 
 /*
+ * Until the acquirer @t, which has claimed the XCCs, sleeps: between the
+ * claim and the wait for writers of SPM_VMID nothing of ACQUIRE sleeps
+ * (the claim is under a spinlock), so a thread seen asleep on two polls in
+ * a row, not done, waits for them. A sleep of a fixed time instead would
+ * say nothing on a host that has not run the thread yet.
+ */
+static bool acquirer_waits(struct vmid_acquirer *a, struct task_struct *t)
+{
+	unsigned long end = jiffies + 10 * HZ;
+	unsigned int asleep = 0;
+
+	while (time_before(jiffies, end)) {
+		if (completion_done(&a->done))
+			return false;
+		asleep = READ_ONCE(t->__state) == TASK_UNINTERRUPTIBLE ? asleep + 1 : 0;
+		if (asleep == 2)
+			return true;
+		usleep_range(1000, 2000);
+	}
+	return false;
+}
+
+/*
  * A writer of SPM_VMID on the job path that checked before ACQUIRE claimed
  * the XCC finishes before the VMID is programmed; later writers see the
  * claim and keep off.
@@ -225,8 +276,9 @@ static void spm_acquire_waits_for_vmid_writers(struct kunit *test)
 	while (!amdgpu_spm_xcc_owned(e->adev, 1))
 		usleep_range(1000, 2000);
 	KUNIT_EXPECT_FALSE(test, amdgpu_spm_vmid_write_begin(e->adev, 1));
-	/* ACQUIRE is waiting for us: nothing programmed yet */
-	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&a.done, msecs_to_jiffies(100)), 0);
+	/* ACQUIRE is waiting for us: asleep in that wait, nothing programmed */
+	KUNIT_EXPECT_TRUE(test, acquirer_waits(&a, t));
+	KUNIT_EXPECT_FALSE(test, completion_done(&a.done));
 	KUNIT_EXPECT_EQ(test, spm_model_read(e->m, 1, SPM_R_BASE_LO), 0);
 	amdgpu_spm_vmid_write_end(e->adev, 1);
 	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&a.done, 10 * HZ), 0);
@@ -966,7 +1018,14 @@ static void spm_timeout_signal_restart(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
-/* ---- 5. wrap, spill and loss ---- */
+/*
+ * ---- 5. wrap, spill and loss ----
+ *
+ * These run under every reading of what no source says about the RLC
+ * (spm_model_readings[]: where a stalling RLC stops, the unit of the
+ * threshold, when the write pointer moves, what it does with no ring, and
+ * whether the profiler's stream selects ring mode 3 as aqlprofile does).
+ */
 
 /*
  * Many laps of a ring whose size the sample does not divide: every wrap
@@ -974,7 +1033,7 @@ static void spm_timeout_signal_restart(struct kunit *test)
  */
 static void spm_ring_wrap_in_order(struct kunit *test)
 {
-	struct spm_env *e = env(test, 1);
+	struct spm_env *e = renv(test, 1);
 	u32 chunk = 37 * LINE * 32, total = 4 * SZ_64K, size = chunk + SZ_4K, done = 0;
 	unsigned long buf[2];
 	struct drm_amdgpu_spm_args out;
@@ -985,7 +1044,7 @@ static void spm_ring_wrap_in_order(struct kunit *test)
 		buf[k] = spm_env_user_buf(test, size, MAP_PRIVATE | MAP_ANONYMOUS);
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf[0], size, 0, NULL), 0);
-	spm_model_profiler_start(e->m, 0, 37 * LINE);
+	start_one(e, 0, 37 * LINE);
 	for (k = 1; done < total; k++) {
 		emit(test, e, 0, chunk);
 		done += chunk;
@@ -1007,7 +1066,7 @@ static void spm_ring_wrap_in_order(struct kunit *test)
  */
 static void spm_no_buffer_loss_goes_to_next(struct kunit *test)
 {
-	struct spm_env *e = env(test, 2);
+	struct spm_env *e = renv(test, 2);
 	unsigned long buf = spm_env_user_buf(test, SZ_4K, MAP_PRIVATE | MAP_ANONYMOUS);
 	struct drm_amdgpu_spm_buffer_header hdr;
 	struct drm_amdgpu_spm_args out;
@@ -1020,7 +1079,7 @@ static void spm_no_buffer_loss_goes_to_next(struct kunit *test)
 	spm_env_stats(test, e, 0, &st0);
 	/* A command stream that turns the SPM clock on as well */
 	spm_model_write(e->m, 1, SPM_R_CLK_CNTL, e->m->l->clk_mask);
-	spm_model_profiler_start(e->m, 1, SAMPLE);
+	start_one(e, 1, SAMPLE);
 	emit(test, e, 1, SAMPLE);
 	/* Drained into no buffer: passes of the worker, not a sleep */
 	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
@@ -1051,7 +1110,7 @@ static void spm_no_buffer_loss_goes_to_next(struct kunit *test)
  */
 static void spm_no_buffer_data_stays_until_stopped(struct kunit *test)
 {
-	struct spm_env *e = env(test, 1);
+	struct spm_env *e = renv(test, 1);
 	struct amdgpu_device *adev = e->adev;
 	unsigned long a = spm_env_user_buf(test, SZ_4K, MAP_PRIVATE | MAP_ANONYMOUS);
 	unsigned long b = spm_env_user_buf(test, SZ_4K, MAP_PRIVATE | MAP_ANONYMOUS);
@@ -1090,7 +1149,7 @@ static void spm_no_buffer_data_stays_until_stopped(struct kunit *test)
  */
 static void spm_full_share_loss_is_per_xcc(struct kunit *test)
 {
-	struct spm_env *e = env(test, 2);
+	struct spm_env *e = renv(test, 2);
 	unsigned long buf = spm_env_user_buf(test, SZ_4K, MAP_PRIVATE | MAP_ANONYMOUS);
 	unsigned long next = spm_env_user_buf(test, SZ_4K, MAP_PRIVATE | MAP_ANONYMOUS);
 	struct drm_amdgpu_spm_buffer_header h0, h1;
@@ -1133,12 +1192,14 @@ static void spm_full_share_loss_is_per_xcc(struct kunit *test)
  * does. The lines that did not fit stay in the ring and come first in the
  * next buffer, in order and with nothing missing in between. The full
  * share reports has_data_loss, the next one not, unless the RLC laps the
- * ring while it is current.
+ * ring while it is current; in ring mode 3 it stalls instead, and the
+ * next buffer goes on where the full one ended.
  */
 static void spm_full_share_rest_goes_to_next(struct kunit *test)
 {
-	struct spm_env *e = env(test, 2);
-	u32 size = SZ_2K, share = SZ_1K, cap = share - HDR, i;
+	struct spm_env *e = renv(test, 2);
+	bool mode3 = e->m->rd->user_mode3;
+	u32 size = SZ_2K, share = SZ_1K, cap = share - HDR, i, written;
 	struct drm_amdgpu_spm_buffer_header h;
 	struct spm_model_check c = {};
 	struct drm_amdgpu_spm_args out;
@@ -1182,19 +1243,32 @@ static void spm_full_share_rest_goes_to_next(struct kunit *test)
 	expect_lines(test, b[2], 0, 0, 20 * SAMPLE / LINE, cap / LINE);
 	spm_env_read_header(test, b[2], 0, &h);
 	KUNIT_EXPECT_NE(test, h.has_data_loss, 0);
-	KUNIT_ASSERT_EQ(test, spm_model_emit(e->m, 0, 3 * SZ_64K), 3 * SZ_64K);
-	/* The worker sees the lap */
+	written = spm_model_emit(e->m, 0, 3 * SZ_64K);
+	/* In mode 3 the RLC stalls once the ring is full instead of lapping */
+	if (mode3) {
+		KUNIT_EXPECT_LT(test, written, 3 * SZ_64K);
+		KUNIT_EXPECT_GT(test, e->m->x[0].stalls, 0);
+	} else {
+		KUNIT_EXPECT_EQ(test, written, 3 * SZ_64K);
+	}
+	/* The worker sees the lap, if there was one */
 	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
-	KUNIT_EXPECT_TRUE(test, out.has_data_loss & AMDGPU_SPM_LOSS_SAMPLES);
+	KUNIT_EXPECT_EQ(test, !!(out.has_data_loss & AMDGPU_SPM_LOSS_SAMPLES), !mode3);
 	spm_env_read_header(test, b[0], 0, &h);
-	/* The lap lost samples */
-	KUNIT_EXPECT_TRUE(test, h.has_data_loss & AMDGPU_SPM_LOSS_SAMPLES);
+	/* The lap lost samples; a stall loses none the kernel can see */
+	KUNIT_EXPECT_EQ(test, !!(h.has_data_loss & AMDGPU_SPM_LOSS_SAMPLES), !mode3);
 	/* What it got after the lap is valid and in order */
 	c.next = (20 * SAMPLE + cap) / LINE;
 	spm_model_check_share(test, b[0], 0, h.bytes_copied, 0, &c);
 	KUNIT_EXPECT_FALSE(test, c.bad);
 	KUNIT_EXPECT_FALSE(test, c.order);
+	if (mode3) {
+		/* The stream goes on where the last buffer ended, and fills it */
+		KUNIT_EXPECT_EQ(test, c.gaps, 0);
+		KUNIT_EXPECT_EQ(test, h.bytes_copied, cap);
+		KUNIT_EXPECT_TRUE(test, h.has_data_loss & AMDGPU_SPM_LOSS_FULL);
+	}
 	spm_env_read_header(test, b[0], share, &h);
 	KUNIT_EXPECT_EQ(test, h.has_data_loss, 0);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
@@ -1209,7 +1283,7 @@ static void spm_full_share_rest_goes_to_next(struct kunit *test)
  */
 static void spm_full_share_ring_mode_3_keeps_stream(struct kunit *test)
 {
-	struct spm_env *e = env(test, 1);
+	struct spm_env *e = renv(test, 1);
 	const struct spm_model_layout *l = e->m->l;
 	unsigned long a = spm_env_user_buf(test, SZ_4K, MAP_PRIVATE | MAP_ANONYMOUS);
 	unsigned long b = spm_env_user_buf(test, SZ_128K, MAP_PRIVATE | MAP_ANONYMOUS);
@@ -1543,9 +1617,98 @@ static void spm_bench_wakeups(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
+/*
+ * What the check of the ring registers costs (the worker reads ring base,
+ * size and SPM_VMID of every XCC back, at most every AMDGPU_SPM_CHECK_NS):
+ * the model counts the driver's MMIO reads of each register while 8 XCCs
+ * stream and a profiler loop swaps buffers. How many reads a check makes
+ * per XCC is fixed by the code, and the case asserts what it counts: the
+ * four registers once each per XCC and check, no other MMIO read while
+ * streaming, no more checks than one per AMDGPU_SPM_CHECK_NS. The line
+ * gives the counts of this run and what they come to at the shortest
+ * drain period (AMDGPU_SPM_MIN_PERIOD_NS) on 8 XCCs. What one read costs
+ * on an MI part cannot be measured here. make bench only.
+ */
+static void spm_bench_check_reads(struct kunit *test)
+{
+	static const enum spm_model_reg regs[] = {
+		SPM_R_BASE_LO, SPM_R_BASE_HI, SPM_R_SIZE, SPM_R_MC_CNTL,
+	};
+	const unsigned int n = 8, share = SZ_1M;
+	u64 r0[ARRAY_SIZE(regs)], d[ARRAY_SIZE(regs)], all0 = 0, all1 = 0;
+	u64 t0, t1, checks, reads = 0, per_check, passes, floor_s, floor_pass100;
+	struct amdgpu_spm_stats s0, s1;
+	struct spm_model_stream *st;
+	unsigned long buf[2];
+	struct spm_env *e;
+	unsigned int i, k;
+
+	if (!spm_kunit_bench)
+		kunit_skip(test, "timed benchmark: make bench runs it (amdgpu.spm_kunit_bench=1)");
+	/* Small rings, so that the pace drains often: many passes per check */
+	e = spm_env_create(test, &spm_layout_gfx_v9_4_3, n, SZ_64K);
+	for (k = 0; k < 2; k++)
+		buf[k] = spm_env_user_buf(test, n * share, MAP_PRIVATE | MAP_ANONYMOUS);
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf[0], n * share, 0, NULL), 0);
+	for (i = 0; i < n; i++)
+		spm_model_profiler_start(e->m, i, 96 * LINE);
+	st = spm_model_stream_start(test, e->m, GENMASK(n - 1, 0), 8000000, 8 * SZ_1M);
+	/* Programmed and streaming: count from here on */
+	KUNIT_ASSERT_TRUE(test, spm_env_wait_passes(test, e, 0, 2, 10000));
+	spm_env_stats(test, e, 0, &s0);
+	for (k = 0; k < ARRAY_SIZE(regs); k++)
+		r0[k] = spm_model_reads(e->m, regs[k]);
+	for (k = 0; k < SPM_R_NUM; k++)
+		all0 += spm_model_reads(e->m, k);
+	all0 += READ_ONCE(e->m->reads_other);
+	t0 = ktime_get_ns();
+	/* Each swap runs the worker too: passes come much faster than checks */
+	for (k = 1; !spm_model_stream_done(st); k++) {
+		usleep_range(1000, 2000);
+		KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf[k % 2], n * share, 0, NULL), 0);
+	}
+	spm_env_stats(test, e, 0, &s1);
+	for (k = 0; k < ARRAY_SIZE(regs); k++) {
+		d[k] = spm_model_reads(e->m, regs[k]) - r0[k];
+		reads += d[k];
+	}
+	for (k = 0; k < SPM_R_NUM; k++)
+		all1 += spm_model_reads(e->m, k);
+	all1 += READ_ONCE(e->m->reads_other);
+	t1 = ktime_get_ns();
+	passes = s1.wakeups - s0.wakeups;
+	/* Each check reads the ring base of every XCC first */
+	checks = d[0] / n;
+	KUNIT_ASSERT_GT(test, checks, 0);
+	per_check = div64_u64(reads, checks * n);
+	/* The same four reads on every XCC, every check; nothing else read */
+	for (k = 0; k < ARRAY_SIZE(regs); k++)
+		KUNIT_EXPECT_EQ_MSG(test, d[k], checks * n, "register %u", regs[k]);
+	KUNIT_EXPECT_EQ(test, per_check, ARRAY_SIZE(regs));
+	KUNIT_EXPECT_EQ(test, all1 - all0, reads);
+	KUNIT_EXPECT_LE(test, checks, div64_u64(t1 - t0, AMDGPU_SPM_CHECK_NS) + 1);
+	/*
+	 * At the shortest period: a check every AMDGPU_SPM_CHECK_NS, so on one
+	 * pass in (AMDGPU_SPM_CHECK_NS / AMDGPU_SPM_MIN_PERIOD_NS)
+	 */
+	floor_s = per_check * 8 * div64_u64(NSEC_PER_SEC, AMDGPU_SPM_CHECK_NS);
+	floor_pass100 = div64_u64(floor_s * 100, div64_u64(NSEC_PER_SEC,
+							   AMDGPU_SPM_MIN_PERIOD_NS));
+	kunit_info(test, "measured with 8 XCCs streaming: %llu worker passes in %llu ms, %llu checks, %llu MMIO reads (%llu per XCC per check, %llu.%02llu per pass); at the 100 us drain floor on 8 XCCs: %llu reads per check, %llu.%02llu per pass, %llu per second (a check on every pass instead: %llu per pass, %llu per second)\n",
+		   passes, div64_u64(t1 - t0, NSEC_PER_MSEC), checks, reads, per_check,
+		   div64_u64(reads, max(passes, 1ULL)),
+		   div64_u64(reads * 100, max(passes, 1ULL)) % 100,
+		   per_check * 8, floor_pass100 / 100, floor_pass100 % 100, floor_s,
+		   per_check * 8,
+		   per_check * 8 * div64_u64(NSEC_PER_SEC, AMDGPU_SPM_MIN_PERIOD_NS));
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
 static struct kunit_case amdgpu_spm_bench_cases[] = {
 	/* very slow, as its suite: a slow case would be let in */
 	KUNIT_CASE_ATTR(spm_bench_wakeups, { .speed = KUNIT_SPEED_VERY_SLOW }),
+	KUNIT_CASE_ATTR(spm_bench_check_reads, { .speed = KUNIT_SPEED_VERY_SLOW }),
 	{}
 };
 
@@ -1576,12 +1739,12 @@ static struct kunit_case amdgpu_spm_cases[] = {
 	KUNIT_CASE(spm_timeout_returns_time_left),
 	KUNIT_CASE(spm_timeout_zero_swaps_at_once),
 	KUNIT_CASE_SLOW(spm_timeout_signal_restart),
-	KUNIT_CASE(spm_ring_wrap_in_order),
-	KUNIT_CASE(spm_no_buffer_loss_goes_to_next),
-	KUNIT_CASE(spm_no_buffer_data_stays_until_stopped),
-	KUNIT_CASE(spm_full_share_loss_is_per_xcc),
-	KUNIT_CASE(spm_full_share_rest_goes_to_next),
-	KUNIT_CASE(spm_full_share_ring_mode_3_keeps_stream),
+	KUNIT_CASE_PARAM(spm_ring_wrap_in_order, spm_model_reading_gen),
+	KUNIT_CASE_PARAM(spm_no_buffer_loss_goes_to_next, spm_model_reading_gen),
+	KUNIT_CASE_PARAM(spm_no_buffer_data_stays_until_stopped, spm_model_reading_gen),
+	KUNIT_CASE_PARAM(spm_full_share_loss_is_per_xcc, spm_model_reading_gen),
+	KUNIT_CASE_PARAM(spm_full_share_rest_goes_to_next, spm_model_reading_gen),
+	KUNIT_CASE_PARAM(spm_full_share_ring_mode_3_keeps_stream, spm_model_reading_gen),
 	KUNIT_CASE(spm_close_releases),
 	KUNIT_CASE(spm_close_dup_keeps_acquisition),
 	KUNIT_CASE(spm_close_wakes_waiters),

@@ -38,6 +38,8 @@ struct vmid_part {
 	const char *name;
 	/* as on GC 9.4.1 instead: 1 without retry faults, 2 with */
 	int gc941;
+	/* GC 9.4.3 under the other reading of its reset values */
+	bool reset_set;
 };
 
 /*
@@ -52,6 +54,7 @@ static const struct vmid_part vmid_parts[] = {
 	{ &spm_layout_gfx_v9_4_3, 2, "gfx_v9_4_3 2 XCC" },
 	{ &spm_layout_gfx_v9_4_3, 4, "gfx_v9_4_3 4 XCC" },
 	{ &spm_layout_gfx_v9_4_3, 8, "gfx_v9_4_3 8 XCC" },
+	{ &spm_layout_gfx_v9_4_3, 8, "gfx_v9_4_3 8 XCC, reset values set", 0, true },
 };
 
 static void vmid_part_desc(const struct vmid_part *p, char *desc)
@@ -73,6 +76,8 @@ static struct spm_env *vmid_env(struct kunit *test)
 
 	if (p->gc941)
 		l = spm_model_layout_gc941(test, p->gc941 == 2);
+	if (p->reset_set)
+		l = spm_model_layout_gc943_reset_set(test);
 	return spm_env_create(test, l, p->nxcc, SZ_64K);
 }
 
@@ -249,7 +254,7 @@ static void stream_some(struct kunit *test, struct spm_env *e)
 		spm_model_profiler_start(e->m, i, SAMPLE);
 		spm_model_emit(e->m, i, 4 * SAMPLE);
 	}
-	spm_env_wait_passes(test, e, 0, 2, 5000);
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 2, 5000));
 }
 
 /* The worker programmed every XCC again after a reset or resume */
@@ -377,7 +382,10 @@ static void spm_vmid_parked_empty(struct kunit *test)
  * RELEASE makes the rings unreachable before it frees them: a profiler's
  * stream that starts the RLC again at the old ring addresses, after the
  * hub translated them while streaming, faults; no sample reaches a freed
- * ring (the PTEs are cleared, and the TLB flushed, before the free).
+ * ring. Release points every XCC's context at the empty table and flushes
+ * the TLB before the free, which the model checks when the driver frees
+ * a ring or a table (&spm_model.free_violations): nothing of the GPU can
+ * reach it then.
  */
 static void spm_vmid_release_fences(struct kunit *test)
 {
@@ -396,6 +404,8 @@ static void spm_vmid_release_fences(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
+	/* Nothing was freed while a context or a TLB could still reach it */
+	KUNIT_EXPECT_EQ(test, e->m->free_violations, 0);
 	/* The acquisition's table is freed; the empty one stays */
 	KUNIT_EXPECT_EQ(test, spm_model_live_pts(e->m), 1);
 	for (i = 0; i < n; i++) {
@@ -514,34 +524,74 @@ static void spm_vmid_flush_as_gmc(struct kunit *test)
 }
 
 /*
- * Nobody else hands the VMID out: amdgpu_ids' pools (the real
- * amdgpu_vmid_mgr_init(), and its reserved VMID) hold only VMIDs below it,
- * and KFD's compute VMID bitmap leaves it out.
+ * Nobody else hands the VMID out: on every GFXHUB of the part amdgpu_ids'
+ * pool (the real amdgpu_vmid_mgr_init()) and its shared reserved VMID
+ * (amdgpu_vmid_alloc_reserved()) leave out the VMID the driver chose
+ * (adev->spm.vmid), and KFD's compute VMID bitmap leaves it out too.
  */
 static void spm_vmid_not_handed_out(struct kunit *test)
 {
 	struct spm_env *e = vmid_env(test);
 	struct amdgpu_device *adev = e->adev;
-	struct amdgpu_vmid_mgr *id_mgr = &adev->vm_manager.id_mgr[AMDGPU_GFXHUB(0)];
+	u32 vmid = adev->spm.vmid;
 	u32 kfd = GENMASK(AMDGPU_NUM_VMID - 1, adev->vm_manager.first_kfd_vmid);
-	struct amdgpu_vmid *id;
-	unsigned int ids = 0;
+	unsigned int i;
 
-	KUNIT_EXPECT_EQ(test, adev->spm.vmid, SPM_MODEL_VMID);
-	KUNIT_EXPECT_EQ(test, amdgpu_spm_kfd_vmid_bitmap(adev, kfd),
-			kfd & ~BIT(SPM_MODEL_VMID));
+	KUNIT_ASSERT_GT(test, vmid, 0);
+	KUNIT_ASSERT_LT(test, vmid, AMDGPU_NUM_VMID);
+	/* Taken out of KFD's VMIDs, and nothing else */
+	KUNIT_EXPECT_EQ(test, amdgpu_spm_kfd_vmid_bitmap(adev, kfd), kfd & ~BIT(vmid));
+	KUNIT_EXPECT_EQ(test, amdgpu_spm_kfd_vmid_bitmap(adev, GENMASK(AMDGPU_NUM_VMID - 1, 0)) &
+			BIT(vmid), 0);
 
 	amdgpu_vmid_mgr_init(adev);
-	list_for_each_entry(id, &id_mgr->ids_lru, list) {
-		KUNIT_EXPECT_LT(test, id - id_mgr->ids, SPM_MODEL_VMID);
-		ids++;
+	for (i = 0; i < part(test)->nxcc; i++) {
+		struct amdgpu_vmid_mgr *id_mgr = &adev->vm_manager.id_mgr[AMDGPU_GFXHUB(i)];
+		struct amdgpu_vmid *id;
+		unsigned int ids = 0;
+
+		/* amdgpu_ids may give out VMIDs 1 to first_kfd_vmid - 1 */
+		list_for_each_entry(id, &id_mgr->ids_lru, list) {
+			KUNIT_EXPECT_NE_MSG(test, id - id_mgr->ids, vmid, "hub %u", i);
+			ids++;
+		}
+		KUNIT_EXPECT_GT_MSG(test, ids, 0, "hub %u", i);
+		KUNIT_EXPECT_LE_MSG(test, id_mgr->num_ids, vmid, "hub %u", i);
+		/* Its shared reserved VMID comes from that pool too */
+		KUNIT_EXPECT_EQ(test, amdgpu_vmid_alloc_reserved(adev, AMDGPU_GFXHUB(i)), 0);
+		KUNIT_EXPECT_NE_MSG(test, id_mgr->reserved - id_mgr->ids, vmid, "hub %u", i);
+		amdgpu_vmid_free_reserved(adev, AMDGPU_GFXHUB(i));
 	}
-	KUNIT_EXPECT_EQ(test, ids, SPM_MODEL_VMID - 1);
-	KUNIT_EXPECT_EQ(test, amdgpu_vmid_alloc_reserved(adev, AMDGPU_GFXHUB(0)), 0);
-	id = list_first_entry(&id_mgr->ids_lru, struct amdgpu_vmid, list);
-	KUNIT_EXPECT_LT(test, id_mgr->reserved - id_mgr->ids, SPM_MODEL_VMID);
-	amdgpu_vmid_free_reserved(adev, AMDGPU_GFXHUB(0));
 	amdgpu_vmid_mgr_fini(adev);
+}
+
+/*
+ * The empty table is allocated by the gfx IP's sw_init, before anything
+ * parks SPM_VMID: if it cannot be, amdgpu_spm_vmid_init() fails, which
+ * fails sw_init and the device, rather than park SPM_VMID on a VMID that
+ * is not the SPM VMID; ACQUIRE meanwhile finds no table (-ENODEV).
+ */
+static void spm_vmid_init_needs_table(struct kunit *test)
+{
+	struct spm_env *e = vmid_env(test);
+	struct amdgpu_device *adev = e->adev;
+
+	/* hw_fini and sw_fini; then a sw_init whose allocation fails */
+	spm_model_gart_disable(e->m);
+	amdgpu_spm_vmid_fini(adev);
+	KUNIT_EXPECT_EQ(test, spm_model_live_pts(e->m), 0);
+	e->m->fail_pt = true;
+	KUNIT_EXPECT_EQ(test, amdgpu_spm_vmid_init(adev), -ENOMEM);
+	KUNIT_EXPECT_NULL(test, adev->spm.park.priv);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), -ENODEV);
+	/* Allocated once it can be, and kept until sw_fini */
+	KUNIT_EXPECT_EQ(test, amdgpu_spm_vmid_init(adev), 0);
+	KUNIT_EXPECT_EQ(test, spm_model_live_pts(e->m), 1);
+	KUNIT_EXPECT_EQ(test, amdgpu_spm_vmid_init(adev), 0);
+	KUNIT_EXPECT_EQ(test, spm_model_live_pts(e->m), 1);
+	KUNIT_EXPECT_EQ(test, amdgpu_spm_park_vmid(adev), adev->spm.vmid);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
 static struct kunit_case spm_vmid_cases[] = {
@@ -553,6 +603,7 @@ static struct kunit_case spm_vmid_cases[] = {
 	KUNIT_CASE_PARAM(spm_vmid_rewritten_vmid0_is_stray, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_not_handed_out, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_flush_as_gmc, vmid_part_gen_params),
+	KUNIT_CASE_PARAM(spm_vmid_init_needs_table, vmid_part_gen_params),
 	{}
 };
 
