@@ -1284,8 +1284,9 @@ static int rdma_put_elsewhere(struct kunit *test,
 /*
  * -ENOMEM after the pin: the registration's own allocation fails
  * (the core's one allocation after the pin is held, which a test makes
- * through &amdgpu_peer_mgr.reg_alloc). In a first get the pin it made goes (after the get's locks are
- * dropped: the real unpin reserves the BO). In a repeated get another
+ * through &amdgpu_peer_mgr.reg_alloc). In a first get the pin it made
+ * goes (after the get's locks are dropped: the real unpin reserves the
+ * BO). In a repeated get another
  * thread's put of the only other registration, let through while this
  * get holds a use of the pin, leaves the failed get its last user: the
  * get unpins it, after it dropped its locks, and the put's release does
