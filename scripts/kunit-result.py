@@ -12,8 +12,11 @@ parameterised case is one) that passed, failed and were skipped. Each
 problem below adds one failure and prints a line "FAIL LABEL: ..." on
 stderr (LABEL names the configuration; default "kunit"):
 
-- a kernel splat (lockdep, KASAN, BUG, WARNING, sleeping in atomic
-  context, a hung task, a soft lockup, an RCU stall, UBSAN, an object
+- a kernel splat (lockdep, an unregistered lock key, KASAN, BUG, an
+  oops, WARNING, sleeping in atomic context, a hung task (scripts/kunit.sh
+  boots with hung_task_warnings=-1, so none is suppressed; the line that
+  says later ones are is a failure too), a soft lockup, an RCU stall,
+  UBSAN, an object
   that the amdgpu_kunit_kmemleak suite found leaked) anywhere in the log;
 - the per-case deadline of scripts/kunit-watch.py (no result for too
   long): the suite and the last case that finished are named; and its
@@ -51,7 +54,9 @@ SPLAT = re.compile(r"(BUG: |WARNING: |KASAN|possible circular locking|"
                    r"ODEBUG: |list_(add|del) corruption|"
                    r"INFO: task .* blocked for more than|"
                    r"soft lockup - CPU#|rcu: INFO: rcu_.* self-detected stall|"
-                   r"rcu_.* detected stalls|UBSAN: |"
+                   r"rcu_.* detected stalls|UBSAN: |kernel BUG at |Oops: |"
+                   r"trying to register non-static key|"
+                   r"Future hung task reports are suppressed|"
                    r"unreferenced object 0x|kmemleak: .* leaked during the tests)")
 # The one hung-task report that is not a failure: built in, KUnit runs
 # from PID 1 (still "swapper/0" before init), which waits uninterruptibly

@@ -27,7 +27,8 @@ or it is stopped the same way, with the line
 
 The deadline is not a measurement: it only has to be far above the
 longest wait for one result that a working case causes (the last line of
-FILE says what it was in this run), and far below kunit.py's timeout.
+FILE says what it was in this run, and the result line that ended it),
+and far below kunit.py's timeout.
 Exit status: COMMAND's, or 124 when the deadline stopped it. Killed by
 SIGTERM, SIGINT or SIGHUP (an outer timeout, ^C), it kills COMMAND's
 process group first (QEMU is not left running) and exits 128 + the
@@ -75,6 +76,7 @@ def main():
     since = None       # when the last result (or the KTAP header) came
     booted = None      # when kunit.py started the kernel, until KTAP
     longest = 0.0
+    longest_at = ""    # the result line that ended the longest wait
     stopped = False
     pending = b""
     fd = child.stdout.fileno()
@@ -109,15 +111,17 @@ def main():
             if booted is None and BOOT.match(line):
                 booted = now
             if RESULT.match(line) or (since is None and KTAP.match(line)):
-                if since is not None:
-                    longest = max(longest, now - since)
+                if since is not None and now - since > longest:
+                    longest = now - since
+                    longest_at = line.strip()
                 since = now
         out.flush()
     if pending:
         out.write(pending.decode("utf-8", "replace") + "\n")
     rc = child.wait()
-    out.write("kunit-watch: longest wait for one KUnit result: %.1f s (deadline %d s)\n"
-              % (longest, args.deadline))
+    out.write("kunit-watch: longest wait for one KUnit result: %.1f s (deadline %d s)%s\n"
+              % (longest, args.deadline,
+                 ", before \"%s\"" % longest_at if longest_at else ""))
     out.close()
     sys.exit(124 if stopped else rc)
 

@@ -69,7 +69,7 @@ locked python3 "$TOP/scripts/kunit-watch.py" --deadline "${KUNIT_DEADLINE:-240}"
 	--log "$logs.raw" -- \
 	python3 tools/testing/kunit/kunit.py $mode "${opts[@]}" \
 	--qemu_args="$qemu_args" --timeout="${KUNIT_TIMEOUT:-1800}" \
-	--kernel_args=hugepages=4 "${slow[@]}" \
+	--kernel_args=hugepages=4 --kernel_args=hung_task_warnings=-1 "${slow[@]}" \
 	--raw_output=all "$@" "${globarg[@]}" > /dev/null 2>&1
 rc=$?
 set -e

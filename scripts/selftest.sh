@@ -51,6 +51,10 @@ verdict timeout.log '' /dev/null '1 5 0' "QEMU hit kunit.py's timeout" \
 	"QEMU's timeout fails the run and is named"
 verdict hung.log '' /dev/null '4 1 0' 'splat: INFO: task kworker/0:1:42 blocked for more than' \
 	"a hung-task report fails the run"
+verdict oops.log '' /dev/null '4 1 0' 'splat: Oops: general protection fault' \
+	"an oops after the last result fails the run"
+verdict hung-suppressed.log '' /dev/null '4 1 0' 'splat: Future hung task reports are suppressed' \
+	"a hung-task report suppressed by the detector's budget fails the run"
 verdict executor-wait.log '' /dev/null '4 0 0' '' \
 	"the KUnit executor (PID 1) waiting for a case longer than 20 s is not a hung task"
 verdict leak.log '' /dev/null '4 2 0' 'splat: # kmemleak_no_leaks_in_the_run: unreferenced object 0x' \
