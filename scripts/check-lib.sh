@@ -122,6 +122,9 @@ kunit_stage() {
 	if [ "$kwhy" = 0 ] && [ "$kf" != 0 ]; then
 		failures+=("FAIL $KCONF_LABEL: $kf failed (see $KCONF_LOGS.log, $KCONF_LOGS.raw)")
 	fi
+	# ... and which cases (kunit-result.py names each failed one)
+	while read -r l; do failures+=("  ${l#failed case: }"); done < \
+		<(grep '^failed case: ' "$BUILD/stage.log" || true)
 	KUNIT_LINES+=("$KCONF_LABEL: $kp passed, $kf failed, $ks skipped")
 	echo "${KUNIT_LINES[-1]}"
 }

@@ -75,6 +75,8 @@ DEADLINE = re.compile(r"^kunit-watch: no KUnit result for ([0-9]+) s")
 BOOT_DEADLINE = re.compile(r"^kunit-watch: no KTAP output ([0-9]+) s after")
 STOPPED = re.compile(r"^kunit-watch: stopped by signal ([0-9]+)")
 LEAK_SUITE = "amdgpu_kunit_kmemleak"
+# KUnit's report of a failed check, printed before the case's result
+CHECK_FAILED = re.compile(r"# .*?((?:EXPECTATION|ASSERTION) FAILED at \S+)")
 SUITE_DEF = re.compile(r"static struct kunit_suite (\w+) = \{(.*?)\n\};", re.S)
 SUITE_REG = re.compile(r"kunit_test_suites?\(([^)]*)\)")
 
@@ -139,6 +141,8 @@ def main():
     last_case = None     # the last case of the current suite that finished
     suite = case = None  # the suite and the parameterised case being read
     prev_indent = -1
+    failed_names = []    # each failed leaf, with its first failed check
+    first_check = None   # the first failed check since the last result
     for raw in open(args.log, errors="replace").read().splitlines():
         line = PREFIX.sub("", raw, count=1)
         if SPLAT.search(line) and not EXECUTOR_WAIT.search(line):
@@ -174,9 +178,13 @@ def main():
             top_plan = int(m.group(1))
         elif m and indent == 4 and suite:
             suites[suite][0] = int(m.group(1))
+        m = CHECK_FAILED.search(text)
+        if m and first_check is None:
+            first_check = m.group(1)
         m = RESULT.match(text)
         if not m:
             continue
+        check, first_check = first_check, None
         if indent == 0:
             finished += 1
             if m.group(2) in suites:
@@ -208,6 +216,9 @@ def main():
         else:
             failed += 1
             leaf_failed += 1
+            name = "%s.%s" % (suite, m.group(2)) if indent == 4 else \
+                "%s.%s/%s" % (suite, case, m.group(2))
+            failed_names.append(name + (" (%s)" % check if check else ""))
 
     if top_plan is None:
         problems.append("no KTAP plan in the log: the test kernel reported no results")
@@ -236,6 +247,10 @@ def main():
         if not done:
             problems.append("suite %s did not finish" % name)
 
+    # Named, so that a run's summary says which case failed, not only how
+    # many (not a FAIL line: the count above has them already)
+    for n in failed_names:
+        print("failed case: %s: %s" % (args.label, n), file=sys.stderr)
     for p in problems:
         print("FAIL %s: %s" % (args.label, p), file=sys.stderr)
     print(passed, failed + len(problems), skipped)

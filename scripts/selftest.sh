@@ -33,6 +33,9 @@ verdict() { # verdict <log> <filter> <allowed skips> <want "p f s"> <text> <what
 verdict complete.log '' /dev/null '4 0 0' '' "a complete log: each case and each parameter counts once"
 verdict caller.log '' /dev/null '4 0 0' '' "printk time and caller prefixes are read through"
 verdict fail.log '' /dev/null '2 2 0' '' "a failed case and a failed parameter count as failures"
+python3 "$TOP/scripts/kunit-result.py" "$dir/fail.log" --tests "$dir/tests" 2>&1 >/dev/null |
+	grep -qxF 'failed case: kunit: alpha.alpha_first (EXPECTATION FAILED at drivers/x/alpha.c:12)'
+result $? "kunit-result.py: a failed case is named with its first failed check"
 verdict noplan.log '' /dev/null '0 3 0' 'no KTAP plan in the log' \
 	"a log without results fails the run"
 verdict cut.log '' /dev/null '3 3 0' 'the log ends after 1 of 2 suites' \
