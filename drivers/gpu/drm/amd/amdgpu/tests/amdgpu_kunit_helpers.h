@@ -6,6 +6,8 @@
 #ifndef __AMDGPU_KUNIT_HELPERS_H__
 #define __AMDGPU_KUNIT_HELPERS_H__
 
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/lockdep.h>
 #include <linux/types.h>
 
@@ -43,5 +45,31 @@ void amdgpu_kunit_selftest_selected(struct kunit *test, const char *name);
 #else
 #define amdgpu_kunit_held(lock)	({ (void)(lock); false; })
 #endif
+
+/*
+ * How long a case waits for something that a working driver does within
+ * milliseconds (a worker's pass, a callback reached, a thread asleep in a
+ * wait): only a broken one comes near it, so it is set for the slowest
+ * host, an emulated one with lockdep, KASAN and two CPU hogs beside it,
+ * and far below scripts/kunit-watch.py's per-case deadline (240 s) and
+ * KUnit's own per-case timeout (300 s), so that such a case fails by
+ * itself, named, rather than stopping the run.
+ */
+#define AMDGPU_KUNIT_WAIT_MS	60000
+
+/*
+ * amdgpu_kunit_poll - wait until @cond is true, for at most
+ * %AMDGPU_KUNIT_WAIT_MS, polling every 1-2 ms; evaluates to the last
+ * value of @cond (false: it timed out).
+ */
+#define amdgpu_kunit_poll(cond) ({					\
+	unsigned long __end = jiffies +					\
+		msecs_to_jiffies(AMDGPU_KUNIT_WAIT_MS);			\
+	bool __ok;							\
+									\
+	while (!(__ok = (cond)) && time_before(jiffies, __end))		\
+		usleep_range(1000, 2000);				\
+	__ok;								\
+})
 
 #endif

@@ -1224,7 +1224,7 @@ struct peer_test_put_release {
 static int peer_test_release_on_put_fn(void *data)
 {
 	struct peer_test_put_release *r = data;
-	unsigned long end = jiffies + 30 * HZ;
+	unsigned long end = jiffies + msecs_to_jiffies(AMDGPU_KUNIT_WAIT_MS);
 
 	while (atomic_read(&r->mgr->stats.put_waits) == r->waits &&
 	       time_before(jiffies, end))

@@ -51,6 +51,7 @@
 #include "amdgpu_rdma.h"
 #include "amdgpu_vm.h"
 #include "kfd_priv.h"
+#include "tests/amdgpu_kunit_helpers.h"
 #include "tests/amdgpu_rdma_fake.h"
 
 /* ---------------------------------------------------------------------- */
@@ -1143,7 +1144,7 @@ static void hfi1_release_races_callback(struct kunit *test)
 	struct hfi1_node *node;
 	struct task_struct *vm;
 	struct sdma_tx *tx;
-	int i, waiting;
+	int waiting;
 
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
@@ -1176,8 +1177,7 @@ static void hfi1_release_races_callback(struct kunit *test)
 		complete_all(&x->gate);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(vm));
 	/* Emulated, instrumented and loaded, the teardown can take a while */
-	for (i = 0; i < 10000 && !atomic_read(&t->cbs_waiting); i++)
-		usleep_range(1000, 2000);
+	amdgpu_kunit_poll(atomic_read(&t->cbs_waiting));
 	waiting = atomic_read(&t->cbs_waiting);
 	x->put_waits = atomic_read(&amdgpu_rdma_test_mgr()->stats.put_waits);
 	if (IS_ERR(kthread_run(hfi1_release_gate_fn, x, "hfi1-gate"))) {
@@ -1742,7 +1742,6 @@ static void cxi_exit_put_races_callback(struct kunit *test)
 	struct app_buf a = {};
 	struct cxi_exit *x;
 	struct cxi_md *md;
-	int i;
 
 	md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
 	x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
@@ -1759,8 +1758,7 @@ static void cxi_exit_put_races_callback(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(cxi_exit_vm_fn, x,
 						    "cxi-exit")));
 	/* Emulated, instrumented and loaded, the teardown can take a while */
-	for (i = 0; i < 10000 && !READ_ONCE(md->in_cb); i++)
-		usleep_range(1000, 2000);
+	amdgpu_kunit_poll(READ_ONCE(md->in_cb));
 	KUNIT_ASSERT_TRUE(test, READ_ONCE(md->in_cb));
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(md->cleanup_done));
 	cxi_unmap_locked(md);

@@ -583,7 +583,7 @@ static void spm_hw_overload_loss_is_per_xcc(struct kunit *test)
 
 static void wait_programmed(struct kunit *test, struct spm_env *e, unsigned int n)
 {
-	unsigned long end = jiffies + msecs_to_jiffies(5000);
+	unsigned long end = jiffies + msecs_to_jiffies(AMDGPU_KUNIT_WAIT_MS);
 	unsigned int i;
 
 	do {
@@ -607,7 +607,7 @@ static void wait_programmed(struct kunit *test, struct spm_env *e, unsigned int 
 	 * takes to count itself: once one more pass has begun, that step
 	 * is over. No sleep can promise that on a loaded host.
 	 */
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 1, 10000));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 1, AMDGPU_KUNIT_WAIT_MS));
 }
 
 /*
@@ -637,7 +637,7 @@ static void spm_hw_reset_reprograms(struct kunit *test)
 	down_write(&adev->reset_domain->sem);
 	nlog = e->m->nlog;
 	/* The worker runs (passes counted, not a sleep) and keeps off the registers */
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, AMDGPU_KUNIT_WAIT_MS));
 	KUNIT_EXPECT_EQ(test, e->m->nlog, nlog);
 	spm_model_reset(e->m);
 	atomic_inc(&adev->gpu_reset_counter);
@@ -677,7 +677,7 @@ static void spm_hw_resume_reprograms(struct kunit *test)
 	spm_model_reset(e->m);
 	nlog = e->m->nlog;
 	KUNIT_ASSERT_EQ(test, adev->gfx.rlc.funcs->resume(adev), 0);
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, AMDGPU_KUNIT_WAIT_MS));
 	/* Only RLC resume's own writes: the manager waits for the resume */
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, ring_base(e, i), 0);
@@ -777,7 +777,7 @@ static void spm_hw_queue_reset_keeps_streaming(struct kunit *test)
 	nlog = e->m->nlog;
 	/* What amdgpu_job_timedout() does after a successful ring reset */
 	atomic_inc(&e->adev->gpu_reset_counter);
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, AMDGPU_KUNIT_WAIT_MS));
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_LT(test,
 				spm_model_find_write(e->m, i, SPM_R_CP_PERFMON_CNTL, nlog), 0);
@@ -819,7 +819,7 @@ static int releaser_fn(void *data)
  */
 static bool releaser_settled(struct releaser *rl, struct task_struct *t)
 {
-	unsigned long end = jiffies + 10 * HZ;
+	unsigned long end = jiffies + msecs_to_jiffies(AMDGPU_KUNIT_WAIT_MS);
 	unsigned int asleep = 0;
 
 	while (time_before(jiffies, end)) {
@@ -862,7 +862,7 @@ static void spm_hw_release_after_reset(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, releaser_settled(&rl, t));
 	KUNIT_EXPECT_FALSE(test, completion_done(&rl.done));
 	up_write(&adev->reset_domain->sem);
-	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&rl.done, 10 * HZ), 0);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&rl.done, msecs_to_jiffies(AMDGPU_KUNIT_WAIT_MS)), 0);
 	kthread_stop(t);
 	KUNIT_EXPECT_EQ(test, rl.ret, 0);
 	for (i = 0; i < n; i++) {
@@ -976,14 +976,12 @@ static void spm_hw_tamper_programmed(struct kunit *test)
 	unsigned int n = nxcc_of(test);
 	struct spm_env *e = hw_env(test, n, SZ_64K);
 	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
-	int tries;
 
 	amdgpu_spm_backstop_ms = 5;
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	spm_model_write(e->m, n - 1, SPM_R_BASE_LO, 0x1000);
 	/* The whole partition is given back: XCC 0's ring goes too */
-	for (tries = 0; tries < 200 && ring_base(e, 0); tries++)
-		usleep_range(5000, 6000);
+	amdgpu_kunit_poll(!ring_base(e, 0));
 	KUNIT_EXPECT_EQ(test, ring_base(e, 0), 0);
 	KUNIT_EXPECT_EQ(test, vmid_of(e, 0),
 			SPM_MODEL_VMID);
@@ -994,8 +992,7 @@ static void spm_hw_tamper_programmed(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
 	spm_model_write(e->m, 0, SPM_R_MC_CNTL, 5);
-	for (tries = 0; tries < 200 && ring_base(e, 0); tries++)
-		usleep_range(5000, 6000);
+	amdgpu_kunit_poll(!ring_base(e, 0));
 	KUNIT_EXPECT_EQ(test, ring_base(e, 0), 0);
 	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, NULL), -EIO);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
@@ -1145,7 +1142,6 @@ static void spm_hw_vmid_gate(struct kunit *test)
  */
 static void spm_hw_tamper_stops(struct kunit *test)
 {
-	unsigned int i;
 	struct spm_env *e = hw_env(test, 1, SZ_64K);
 	unsigned long buf = spm_env_user_buf(test, SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
 
@@ -1155,8 +1151,7 @@ static void spm_hw_tamper_stops(struct kunit *test)
 	spm_model_profiler_start(e->m, 0, SAMPLE);
 	spm_model_write(e->m, 0, SPM_R_BASE_LO, 0x1000);
 	/* Given back: no ring (the base is not 0 before) */
-	for (i = 0; i < 200 && ring_base(e, 0); i++)
-		usleep_range(5000, 6000);
+	amdgpu_kunit_poll(!ring_base(e, 0));
 	KUNIT_EXPECT_EQ(test, ring_base(e, 0), 0);
 	KUNIT_EXPECT_EQ(test, vmid_of(e, 0),
 			SPM_MODEL_VMID);

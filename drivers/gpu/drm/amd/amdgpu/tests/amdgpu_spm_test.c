@@ -244,7 +244,7 @@ static int vmid_acquirer_fn(void *data)
  */
 static bool acquirer_waits(struct vmid_acquirer *a, struct task_struct *t)
 {
-	unsigned long end = jiffies + 10 * HZ;
+	unsigned long end = jiffies + msecs_to_jiffies(AMDGPU_KUNIT_WAIT_MS);
 	unsigned int asleep = 0;
 
 	while (time_before(jiffies, end)) {
@@ -281,7 +281,7 @@ static void spm_acquire_waits_for_vmid_writers(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, completion_done(&a.done));
 	KUNIT_EXPECT_EQ(test, spm_model_read(e->m, 1, SPM_R_BASE_LO), 0);
 	amdgpu_spm_vmid_write_end(e->adev, 1);
-	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&a.done, 10 * HZ), 0);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&a.done, msecs_to_jiffies(AMDGPU_KUNIT_WAIT_MS)), 0);
 	kthread_stop(t);
 	KUNIT_EXPECT_EQ(test, a.ret, 0);
 	KUNIT_EXPECT_NE(test, spm_model_read(e->m, 0, SPM_R_BASE_LO), 0);
@@ -752,8 +752,8 @@ static void spm_data_flows_without_ioctl(struct kunit *test)
 		emit(test, e, 0, SAMPLE);
 		emit(test, e, 1, 2 * SAMPLE);
 	}
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, 0, 20 * SAMPLE, 5000));
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, share, 40 * SAMPLE, 5000));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, 0, 20 * SAMPLE, AMDGPU_KUNIT_WAIT_MS));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, share, 40 * SAMPLE, AMDGPU_KUNIT_WAIT_MS));
 	expect_lines(test, buf, 0, 0, 0, 20 * SAMPLE / LINE);
 	expect_lines(test, buf, share, 1, 0, 40 * SAMPLE / LINE);
 
@@ -783,8 +783,8 @@ static void spm_bo_like_buffer_faults_in(struct kunit *test)
 	start_all(e, 2);
 	emit(test, e, 0, 4 * SAMPLE);
 	emit(test, e, 1, 4 * SAMPLE);
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, 0, 4 * SAMPLE, 5000));
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, share, 4 * SAMPLE, 5000));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, 0, 4 * SAMPLE, AMDGPU_KUNIT_WAIT_MS));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, share, 4 * SAMPLE, AMDGPU_KUNIT_WAIT_MS));
 	/* Both shares' first pages were faulted in by the worker's copies */
 	KUNIT_EXPECT_GE(test, atomic_read(&pb->faults), 2);
 	expect_lines(test, buf, 0, 0, 0, 4 * SAMPLE / LINE);
@@ -953,10 +953,7 @@ struct waiter {
  */
 static void wait_waiter_sleeps(struct kunit *test, struct task_struct *t)
 {
-	unsigned int i;
-
-	for (i = 0; i < 60000 && READ_ONCE(t->__state) != TASK_INTERRUPTIBLE; i++)
-		usleep_range(500, 1000);
+	amdgpu_kunit_poll(READ_ONCE(t->__state) == TASK_INTERRUPTIBLE);
 	KUNIT_ASSERT_EQ(test, READ_ONCE(t->__state), TASK_INTERRUPTIBLE);
 }
 
@@ -1082,7 +1079,7 @@ static void spm_no_buffer_loss_goes_to_next(struct kunit *test)
 	start_one(e, 1, SAMPLE);
 	emit(test, e, 1, SAMPLE);
 	/* Drained into no buffer: passes of the worker, not a sleep */
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, AMDGPU_KUNIT_WAIT_MS));
 	spm_env_stats(test, e, 0, &st1);
 	KUNIT_EXPECT_GT(test, st1.wakeups, st0.wakeups);
 	KUNIT_EXPECT_EQ(test, st1.drained, st0.drained);
@@ -1129,11 +1126,11 @@ static void spm_no_buffer_data_stays_until_stopped(struct kunit *test)
 	/* Not stopped yet: the RLC goes on */
 	emit(test, e, 0, 4 * SAMPLE);
 	/* Drained into no buffer (the worker runs, off the registers) */
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, AMDGPU_KUNIT_WAIT_MS));
 	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, b, SZ_4K, 0, NULL), 0);
 	up_write(&adev->reset_domain->sem);
 
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, b, 0, 4 * SAMPLE, 5000));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, b, 0, 4 * SAMPLE, AMDGPU_KUNIT_WAIT_MS));
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
 	expect_lines(test, a, 0, 0, 0, 4 * SAMPLE / LINE);
 	expect_lines(test, b, 0, 0, 4 * SAMPLE / LINE, 4 * SAMPLE / LINE);
@@ -1252,7 +1249,7 @@ static void spm_full_share_rest_goes_to_next(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, written, 3 * SZ_64K);
 	}
 	/* The worker sees the lap, if there was one */
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, AMDGPU_KUNIT_WAIT_MS));
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
 	KUNIT_EXPECT_EQ(test, !!(out.has_data_loss & AMDGPU_SPM_LOSS_SAMPLES), !mode3);
 	spm_env_read_header(test, b[0], 0, &h);
@@ -1304,14 +1301,14 @@ static void spm_full_share_ring_mode_3_keeps_stream(struct kunit *test)
 	written = spm_model_emit(e->m, 0, 2 * SZ_64K);
 	KUNIT_EXPECT_LT(test, written, SZ_64K + SZ_4K);
 	KUNIT_EXPECT_GT(test, e->m->x[0].stalls, 0);
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, a, 0, SZ_4K - HDR, 5000));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, a, 0, SZ_4K - HDR, AMDGPU_KUNIT_WAIT_MS));
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, b, SZ_128K, 0, &out), 0);
 	KUNIT_EXPECT_EQ(test, out.bytes_copied, SZ_4K - HDR);
 	KUNIT_EXPECT_NE(test, out.has_data_loss, 0);
 	/* What the full share took, the RLC may now write again */
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, 10000));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, AMDGPU_KUNIT_WAIT_MS));
 	written += spm_model_emit(e->m, 0, SZ_8K);
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, b, 0, written - (SZ_4K - HDR), 5000));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, b, 0, written - (SZ_4K - HDR), AMDGPU_KUNIT_WAIT_MS));
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
 	KUNIT_EXPECT_EQ(test, out.has_data_loss, 0);
 	expect_lines(test, a, 0, 0, 0, (SZ_4K - HDR) / LINE);
@@ -1655,7 +1652,7 @@ static void spm_bench_check_reads(struct kunit *test)
 		spm_model_profiler_start(e->m, i, 96 * LINE);
 	st = spm_model_stream_start(test, e->m, GENMASK(n - 1, 0), 8000000, 8 * SZ_1M);
 	/* Programmed and streaming: count from here on */
-	KUNIT_ASSERT_TRUE(test, spm_env_wait_passes(test, e, 0, 2, 10000));
+	KUNIT_ASSERT_TRUE(test, spm_env_wait_passes(test, e, 0, 2, AMDGPU_KUNIT_WAIT_MS));
 	spm_env_stats(test, e, 0, &s0);
 	for (k = 0; k < ARRAY_SIZE(regs); k++)
 		r0[k] = spm_model_reads(e->m, regs[k]);

@@ -254,13 +254,13 @@ static void stream_some(struct kunit *test, struct spm_env *e)
 		spm_model_profiler_start(e->m, i, SAMPLE);
 		spm_model_emit(e->m, i, 4 * SAMPLE);
 	}
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 2, 5000));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 2, AMDGPU_KUNIT_WAIT_MS));
 }
 
 /* The worker programmed every XCC again after a reset or resume */
 static void wait_reprogrammed(struct kunit *test, struct spm_env *e, u64 *bases)
 {
-	unsigned long end = jiffies + msecs_to_jiffies(5000);
+	unsigned long end = jiffies + msecs_to_jiffies(AMDGPU_KUNIT_WAIT_MS);
 	unsigned int i;
 
 	do {
@@ -428,10 +428,7 @@ static void spm_vmid_release_fences(struct kunit *test)
 static void expect_tamper_ends(struct kunit *test, struct spm_env *e,
 			       unsigned long buf, u32 size)
 {
-	int tries;
-
-	for (tries = 0; tries < 400 && ring_base(e, 0); tries++)
-		usleep_range(5000, 6000);
+	amdgpu_kunit_poll(!ring_base(e, 0));
 	KUNIT_EXPECT_EQ(test, ring_base(e, 0), 0);
 	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, buf, size, 0, NULL), -EIO);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
