@@ -6,6 +6,7 @@
 #ifndef __AMDGPU_KUNIT_HELPERS_H__
 #define __AMDGPU_KUNIT_HELPERS_H__
 
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/lockdep.h>
@@ -71,5 +72,15 @@ void amdgpu_kunit_selftest_selected(struct kunit *test, const char *name);
 		usleep_range(1000, 2000);				\
 	__ok;								\
 })
+
+/*
+ * amdgpu_kunit_wait - wait for @done, for at most %AMDGPU_KUNIT_WAIT_MS;
+ * false if it timed out.
+ */
+static inline bool amdgpu_kunit_wait(struct completion *done)
+{
+	return wait_for_completion_timeout(done,
+					   msecs_to_jiffies(AMDGPU_KUNIT_WAIT_MS));
+}
 
 #endif

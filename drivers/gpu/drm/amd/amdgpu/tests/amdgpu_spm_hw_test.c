@@ -862,7 +862,7 @@ static void spm_hw_release_after_reset(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, releaser_settled(&rl, t));
 	KUNIT_EXPECT_FALSE(test, completion_done(&rl.done));
 	up_write(&adev->reset_domain->sem);
-	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&rl.done, msecs_to_jiffies(AMDGPU_KUNIT_WAIT_MS)), 0);
+	KUNIT_EXPECT_TRUE(test, amdgpu_kunit_wait(&rl.done));
 	kthread_stop(t);
 	KUNIT_EXPECT_EQ(test, rl.ret, 0);
 	for (i = 0; i < n; i++) {

@@ -281,7 +281,7 @@ static void spm_acquire_waits_for_vmid_writers(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, completion_done(&a.done));
 	KUNIT_EXPECT_EQ(test, spm_model_read(e->m, 1, SPM_R_BASE_LO), 0);
 	amdgpu_spm_vmid_write_end(e->adev, 1);
-	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&a.done, msecs_to_jiffies(AMDGPU_KUNIT_WAIT_MS)), 0);
+	KUNIT_EXPECT_TRUE(test, amdgpu_kunit_wait(&a.done));
 	kthread_stop(t);
 	KUNIT_EXPECT_EQ(test, a.ret, 0);
 	KUNIT_EXPECT_NE(test, spm_model_read(e->m, 0, SPM_R_BASE_LO), 0);
@@ -752,8 +752,10 @@ static void spm_data_flows_without_ioctl(struct kunit *test)
 		emit(test, e, 0, SAMPLE);
 		emit(test, e, 1, 2 * SAMPLE);
 	}
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, 0, 20 * SAMPLE, AMDGPU_KUNIT_WAIT_MS));
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, share, 40 * SAMPLE, AMDGPU_KUNIT_WAIT_MS));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, 0, 20 * SAMPLE,
+						    AMDGPU_KUNIT_WAIT_MS));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, share, 40 * SAMPLE,
+						    AMDGPU_KUNIT_WAIT_MS));
 	expect_lines(test, buf, 0, 0, 0, 20 * SAMPLE / LINE);
 	expect_lines(test, buf, share, 1, 0, 40 * SAMPLE / LINE);
 
@@ -783,8 +785,10 @@ static void spm_bo_like_buffer_faults_in(struct kunit *test)
 	start_all(e, 2);
 	emit(test, e, 0, 4 * SAMPLE);
 	emit(test, e, 1, 4 * SAMPLE);
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, 0, 4 * SAMPLE, AMDGPU_KUNIT_WAIT_MS));
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, share, 4 * SAMPLE, AMDGPU_KUNIT_WAIT_MS));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, 0, 4 * SAMPLE,
+						    AMDGPU_KUNIT_WAIT_MS));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, buf, share, 4 * SAMPLE,
+						    AMDGPU_KUNIT_WAIT_MS));
 	/* Both shares' first pages were faulted in by the worker's copies */
 	KUNIT_EXPECT_GE(test, atomic_read(&pb->faults), 2);
 	expect_lines(test, buf, 0, 0, 0, 4 * SAMPLE / LINE);
@@ -1308,7 +1312,8 @@ static void spm_full_share_ring_mode_3_keeps_stream(struct kunit *test)
 	/* What the full share took, the RLC may now write again */
 	KUNIT_EXPECT_TRUE(test, spm_env_wait_passes(test, e, 0, 3, AMDGPU_KUNIT_WAIT_MS));
 	written += spm_model_emit(e->m, 0, SZ_8K);
-	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, b, 0, written - (SZ_4K - HDR), AMDGPU_KUNIT_WAIT_MS));
+	KUNIT_EXPECT_TRUE(test, spm_env_wait_header(test, b, 0, written - (SZ_4K - HDR),
+						    AMDGPU_KUNIT_WAIT_MS));
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, 0, 0, 0, &out), 0);
 	KUNIT_EXPECT_EQ(test, out.has_data_loss, 0);
 	expect_lines(test, a, 0, 0, 0, (SZ_4K - HDR) / LINE);

@@ -348,14 +348,14 @@ static void spm_wire_partition_switch_mid_acquire(struct kunit *test)
 	w->e->m->alloc_waiting = &waiting;
 	t = kthread_run(acquirer_fn, &a, "spm-wire-acquire");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&waiting, msecs_to_jiffies(AMDGPU_KUNIT_WAIT_MS)), 0);
+	KUNIT_EXPECT_TRUE(test, amdgpu_kunit_wait(&waiting));
 
 	KUNIT_EXPECT_EQ(test, switch_to_dpx(fx), -EBUSY);
 	KUNIT_EXPECT_EQ(test, fx->switches, 0);
 
 	WRITE_ONCE(w->e->m->alloc_gate, NULL);
 	complete_all(&gate);
-	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&a.done, msecs_to_jiffies(AMDGPU_KUNIT_WAIT_MS)), 0);
+	KUNIT_EXPECT_TRUE(test, amdgpu_kunit_wait(&a.done));
 	kthread_stop(t);
 	KUNIT_EXPECT_EQ(test, a.ret, 0);
 	KUNIT_EXPECT_EQ(test, spm_op(w, f, AMDGPU_SPM_OP_RELEASE), 0);
