@@ -47,10 +47,17 @@ struct sg_table;
  * 2.0 get_pages() takes the peer's DMA device (dma-mapping/IOMMU support);
  *     struct amd_p2p_info lost its kfd_proc member.
  * 2.1 The rules below: free callbacks are called, a NULL callback asks
- *     for persistent pages, put_pages() may be called at any time and in
- *     any context; amdkfd_rdma_capabilities() and
- *     amdkfd_rdma_synchronize() added. &struct amd_rdma_interface is
- *     unchanged.
+ *     for persistent pages, put_pages() may be called in any context;
+ *     amdkfd_rdma_capabilities() and amdkfd_rdma_synchronize() added.
+ *     &struct amd_rdma_interface is unchanged. The end of a registration
+ *     changed too: ROCK's implementation (kfd_rdma.c) freed it as soon
+ *     as its free callback returned, and documented so at get_pages(), so
+ *     a put after the callback was a use after free there, and its
+ *     clients make none on purpose. The callback
+ *     still ends the registration for a client that does not put it
+ *     afterwards; but the registration now stays readable for a while, and
+ *     a put within amdgpu.rdma_tombstone_min_ms of the callback's return
+ *     releases it and no other (see put_pages()).
  * 2.2 amdkfd_rdma_retry() added (%AMD_RDMA_CAP_RETRY). Nothing else
  *     changed.
  */
@@ -63,7 +70,9 @@ struct sg_table;
  * Filled in by &amd_rdma_interface.get_pages and owned by amdgpu: clients
  * read it and must not modify or free it. All of it, @pages and its
  * scatterlist included, stays readable until the client hands it back with
- * &amd_rdma_interface.put_pages: amdgpu never frees it before that put.
+ * &amd_rdma_interface.put_pages; once the free callback returned, for
+ * amdgpu.rdma_tombstone_min_ms at least, and then possibly no longer (see
+ * &amd_rdma_interface.put_pages).
  */
 struct amd_p2p_info {
 	/**
@@ -173,10 +182,11 @@ struct amd_rdma_interface {
 	 * buffer of the process in VRAM or GTT (kernel buffers mapped into
 	 * every VM, userptr, doorbell, MMIO, imported dma-buf, encrypted);
 	 * -EREMOTEIO if VRAM cannot reach @dma_dev peer to peer; -ENOSPC
-	 * over the GPU's quota, or, with a @free_callback, while @dma_dev has
-	 * amdgpu.rdma_max_tombstones registrations whose callback ran and
-	 * that it has not put (see @put_pages); -ENOMEM; or the error of
-	 * pinning or mapping.
+	 * over the GPU's quota; -EAGAIN, with a @free_callback, while
+	 * @dma_dev has amdgpu.rdma_max_tombstones registrations that it has
+	 * not put and whose callback all returned less than
+	 * amdgpu.rdma_tombstone_min_ms ago (it clears within that time; see
+	 * @put_pages); -ENOMEM; or the error of pinning or mapping.
 	 */
 	int (*get_pages)(u64 address, u64 length, struct pid *pid,
 			 struct device *dma_dev,
@@ -204,27 +214,37 @@ struct amd_rdma_interface {
 	 * call amdkfd_rdma_synchronize() before freeing. A second put of a
 	 * registration whose callback is running is ignored.
 	 *
-	 * It may be called at any time after get_pages() returned: before,
-	 * from inside or after the free callback, and after the process, its
-	 * VMs or the GPU are gone; it returns 0 and touches nothing but the
+	 * Before the free callback and while it runs (from inside it, too),
+	 * a put is always fine, and so is a put after the process, its VMs
+	 * or the GPU are gone: it returns 0 and touches nothing but the
 	 * registration. A client puts each registration at most once: the
 	 * put knows the registration only by the address of its
 	 * &struct amd_p2p_info, and a second put, once the first one freed
 	 * it, may find another registration at that address.
 	 *
-	 * A registration whose callback ran stays, readable, until it is
-	 * put: amdgpu never frees it earlier, so a late put always releases
-	 * the registration it names and no other. The one limit is on the
-	 * client that does not put them: per @dma_dev, while it has
-	 * amdgpu.rdma_max_tombstones (16384 by default) registrations whose
-	 * callback ran and that it has not put, its @get_pages calls with a
-	 * free callback fail with -ENOSPC (persistent ones do not), until it
-	 * puts one of them. A client that never puts after the callback
-	 * (cxi, the receive path of hfi1 and older hfi1 with its cache on, as
-	 * published) reaches that bound; it should put also when its
-	 * callback has run, from the callback or afterwards. NVIDIA's
-	 * nvidia_p2p_put_pages(), in contrast, must not be called after the
-	 * free callback.
+	 * The free callback ends the registration for a client that does
+	 * not put it afterwards, as the implementation in ROCm's
+	 * ROCK-Kernel-Driver did: such a client need not put it, and must
+	 * not touch its &struct amd_p2p_info after the time said below. A
+	 * client may still put after the callback (a put that raced the
+	 * callback, say), but only within amdgpu.rdma_tombstone_min_ms (1000
+	 * by default) of the callback's return: until then amdgpu keeps the
+	 * registration, readable, and the put releases it and no other.
+	 * Later amdgpu may have freed it (below), and a new registration may
+	 * have its address: a put after that time may release another
+	 * registration, which is a client bug, as a second put is. There is
+	 * no such limit for a persistent registration that a GPU's removal
+	 * ended: its client was never told, and its put is fine at any time.
+	 *
+	 * Per @dma_dev, amdgpu keeps up to amdgpu.rdma_max_tombstones
+	 * (16384 by default) registrations whose callback ran and that were
+	 * not put. Past that, a @get_pages with a free callback first frees
+	 * the oldest of them that are amdgpu.rdma_tombstone_min_ms old, and
+	 * fails with -EAGAIN if none is, which clears within that time (the
+	 * kernel log names @dma_dev when that happens). A put of such a
+	 * registration makes room at once; persistent gets are never
+	 * refused. NVIDIA's nvidia_p2p_put_pages(), in contrast, must not
+	 * be called after the free callback.
 	 *
 	 * Context: any; may sleep only as said above.
 	 * Return: 0, or -EINVAL if @amd_p2p_data or *@amd_p2p_data is NULL.
@@ -243,9 +263,10 @@ struct amd_rdma_interface {
 	 * @get_page_size: the granularity to build page tables for the range
 	 * with.
 	 *
-	 * Both known clients round [@address, @address + @length) out to
-	 * this size before they call get_pages() on the result, and cxi
-	 * maps the NIC's pages at this size. So the size is safe for that:
+	 * cxi and hfi1's send path round [@address, @address + @length) out
+	 * to this size before they call get_pages() on the result, and cxi
+	 * maps the NIC's pages at this size (hfi1's receive path asks after
+	 * get_pages() and does not round). The size is safe for that:
 	 * rounding the range out to it stays inside the GPU mapping, and the
 	 * DMA addresses get_pages() returns are contiguous and aligned within
 	 * every such page. It depends only on the range and on the GPU
@@ -280,7 +301,10 @@ int amdkfd_query_rdma_interface(const struct amd_rdma_interface **rdma);
 #define AMD_RDMA_CAP_PERSISTENT		BIT_ULL(1)
 /* put_pages() may be called from hard IRQ, where it never blocks. */
 #define AMD_RDMA_CAP_PUT_ANY_CONTEXT	BIT_ULL(2)
-/* put_pages() after the callback or the process is fine (returns 0). */
+/*
+ * put_pages() after the process is fine, and so is one after the callback
+ * within amdgpu.rdma_tombstone_min_ms (returns 0).
+ */
 #define AMD_RDMA_CAP_LATE_PUT		BIT_ULL(3)
 /* Free callbacks also at GPU reset and GPU removal. */
 #define AMD_RDMA_CAP_DEVICE_EVENTS	BIT_ULL(4)

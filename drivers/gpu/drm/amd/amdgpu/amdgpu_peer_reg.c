@@ -45,32 +45,45 @@
  *   the callback returns, the pin is dropped and the registration becomes a
  *   TOMBSTONE, or is freed if the client put it meanwhile.
  * - TOMBSTONE: nothing but its own allocation: the &struct amd_p2p_info and
- *   its table stay readable until the client puts it, at any time and in
- *   any context. Only that put (or amdgpu_peer_mgr_fini(), when the
- *   provider module goes and its clients with it) frees it.
+ *   its table stay readable. Its put frees it; so does the manager's
+ *   teardown, when the provider module goes and its clients with it; and
+ *   so, for a tombstone made by a callback, does the bound below, but
+ *   never before &amdgpu_peer_mgr.tombstone_min_ns has passed since the
+ *   callback returned.
  *
- * Why a tombstone is never freed before its put: a put names the
- * registration by the &struct amd_p2p_info pointer that get returned, and
- * nothing else. There is no room in that structure, or in the put's
- * arguments, for a generation that a put could check: once the memory of a
- * registration went back to the allocator, the next registration may be
- * allocated at the same address, and a late put of the old one would then
- * release the new one, whose NIC may still be using it. So the core keeps
- * every registration until its put, and the address of a registration that
- * was not put is never reused: the lookup by address in amdgpu_peer_put()
- * and amdgpu_peer_retry() finds the registration it was given, or (after a
- * second put, which the contract forbids but which is recognised while the
- * registration still exists) nothing.
+ * Why a tombstone stays: a put names the registration by the &struct
+ * amd_p2p_info pointer that get returned, and nothing else. There is no
+ * room in that structure, or in the put's arguments, for a generation that
+ * a put could check: once the memory of a registration went back to the
+ * allocator, the next registration may be allocated at the same address,
+ * and a late put of the old one would then release the new one, whose NIC
+ * may still be using it. A client that puts after the callback does so
+ * soon after it (cxi's put crosses its callback at process exit; old hfi1
+ * without its cache puts when the packet in flight completed), so a
+ * tombstone that is kept for a while after its callback, and whose address
+ * is not reused meanwhile, is released by that put and by no other.
  *
- * The bound on the memory of clients that never put after the callback
- * moves to the client: a client is the peer DMA device the registrations
- * were made for, with a record (&struct amdgpu_peer_client, allocated at
- * the first get for the device, outside the spinlock) counting its
- * tombstones. While it has &amdgpu_peer_mgr.max_tombstones of them, its
- * gets with a free callback fail with -ENOSPC; persistent gets make no
- * tombstones and are not refused; a put of one of its tombstones makes
- * room at once. A device revocation makes tombstones of persistent
- * registrations too, and they count.
+ * Why a tombstone may then go: the registration interface before this one
+ * (ROCK's kfd_rdma.c) freed a registration right after its callback
+ * returned, and its clients (cxi, hfi1's cache) never put after the
+ * callback, by that contract. Their tombstones would otherwise stay until
+ * amdgpu is unloaded. So each client, the peer DMA device the registrations
+ * were made for, has a record (&struct amdgpu_peer_client, allocated at its
+ * first get, outside the spinlock) that lists its tombstones, oldest first.
+ * A get with a free callback for a client that has
+ * &amdgpu_peer_mgr.max_tombstones of them first frees its oldest ones that
+ * are at least &amdgpu_peer_mgr.tombstone_min_ns old, as many as it needs
+ * to be below the bound (at most %AMDGPU_PEER_BATCH); only if none is that
+ * old is the get refused, with -EAGAIN, which clears by itself within that
+ * time. No churn, by any user, frees a tombstone younger than that, the
+ * memory a client's tombstones take is bounded, and a client that never
+ * puts after the callback keeps working. Persistent gets make no tombstones
+ * and are never refused; a put of a tombstone makes room at once. A
+ * persistent registration ended by a device revocation becomes a tombstone
+ * too, but its client was never told (no callback): it may put it at any
+ * time, so it is not on the client's list, never freed before its put, and
+ * not counted against the bound (there are at most as many as the device
+ * had when it went).
  *
  * - RELEASED: put. The sleeping part of the release runs on the manager's
  *   workqueue, so amdgpu_peer_put() blocks only for a callback running on
@@ -84,10 +97,11 @@
  * them one by one: one put before it was called is not called. A second
  * put during the callback is ignored.
  * Every registration that is not RELEASED is in the manager's hash of
- * registrations, so a put of one the core no longer knows (put twice) is
- * recognised without touching it and returns 0, as long as no new
- * registration took its memory meanwhile (see above: only a client that
- * puts each registration once is safe).
+ * registrations, so a put of one the core no longer knows (put twice, or
+ * a tombstone freed under the bound) is recognised without touching it and
+ * returns 0, as long as no new registration took its memory meanwhile (see
+ * above: only a client that puts each registration once, and after its
+ * callback only within &amdgpu_peer_mgr.tombstone_min_ns, is safe).
  *
  * The walks over many registrations with the irq-safe lock held (a
  * device's invalidation and revocation, an owner's invalidation and
@@ -169,7 +183,12 @@ struct amdgpu_peer_client {
 	struct hlist_node node;		/* in mgr->clients */
 	struct device *dma_dev;
 	unsigned int users;		/* registrations not freed */
-	unsigned int tombstones;	/* of those, tombstones not put */
+	/* of those, the tombstones of callbacks, oldest first, and how many */
+	struct list_head tombs;
+	unsigned int tombstones;
+	/* when a refused get last warned, if one did */
+	u64 warned_ns;
+	bool warned;
 };
 
 /*
@@ -211,6 +230,9 @@ struct amdgpu_peer_reg {
 	struct interval_tree_node it;
 	/* on owner->dying while DYING, on mgr->tombstones while TOMBSTONE */
 	struct list_head link;
+	/* TOMBSTONE of a callback: on client->tombs, made at @tomb_ns */
+	struct list_head client_link;
+	u64 tomb_ns;
 	/* DYING: its place in the order of owner->dying */
 	u64 dying_seq;
 	/* on pin->regs while it holds the pin */
@@ -325,14 +347,10 @@ amdgpu_peer_client_find_locked(struct amdgpu_peer_mgr *mgr,
 	return NULL;
 }
 
-/* Whether a get with a free callback must be refused for @client */
-static bool amdgpu_peer_client_full_locked(struct amdgpu_peer_mgr *mgr,
-					   struct amdgpu_peer_client *client,
-					   const struct amdgpu_peer_reg_args *args)
+/* The manager's clock, in nanoseconds: see &amdgpu_peer_mgr.now */
+static u64 amdgpu_peer_now(struct amdgpu_peer_mgr *mgr)
 {
-	lockdep_assert_held(&mgr->lock);
-	return args->free_cb && client && mgr->max_tombstones &&
-	       client->tombstones >= mgr->max_tombstones;
+	return mgr->now ? mgr->now(mgr) : ktime_get_ns();
 }
 
 /* Drop a user; returns the client if that was the last, for freeing. */
@@ -651,8 +669,13 @@ amdgpu_peer_reg_drop_pin_locked(struct amdgpu_peer_reg *reg)
 	return amdgpu_peer_pin_unuse_locked(reg->mgr, pin);
 }
 
-/* Make @reg a tombstone: it stays until its client puts it. */
-static void amdgpu_peer_tombstone_locked(struct amdgpu_peer_reg *reg)
+/*
+ * Make @reg a tombstone. One whose callback has just returned (@cb) goes on
+ * its client's list and counts against the bound, which may free it once it
+ * is &amdgpu_peer_mgr.tombstone_min_ns old; one whose client was never told
+ * (a persistent registration a revocation ended) stays until it is put.
+ */
+static void amdgpu_peer_tombstone_locked(struct amdgpu_peer_reg *reg, bool cb)
 {
 	struct amdgpu_peer_mgr *mgr = reg->mgr;
 
@@ -660,8 +683,12 @@ static void amdgpu_peer_tombstone_locked(struct amdgpu_peer_reg *reg)
 	reg->state = AMDGPU_PEER_TOMBSTONE;
 	reg->owner = NULL;
 	list_add_tail(&reg->link, &mgr->tombstones);
-	reg->client->tombstones++;
 	atomic_inc(&mgr->stats.tombstones);
+	if (!cb)
+		return;
+	reg->tomb_ns = amdgpu_peer_now(mgr);
+	list_add_tail(&reg->client_link, &reg->client->tombs);
+	reg->client->tombstones++;
 }
 
 static void amdgpu_peer_release_work(struct work_struct *work)
@@ -759,7 +786,7 @@ static void amdgpu_peer_reg_call(struct amdgpu_peer_reg *reg)
 		reg->owner = NULL;
 		amdgpu_peer_reg_unhash_locked(reg);
 	} else {
-		amdgpu_peer_tombstone_locked(reg);
+		amdgpu_peer_tombstone_locked(reg, true);
 	}
 	amdgpu_peer_unlock(mgr, flags);
 
@@ -862,7 +889,10 @@ void amdgpu_peer_mgr_fini(struct amdgpu_peer_mgr *mgr)
 			reg = list_first_entry(&mgr->tombstones,
 					       struct amdgpu_peer_reg, link);
 			amdgpu_peer_reg_unhash_locked(reg);
-			reg->client->tombstones--;
+			if (!list_empty(&reg->client_link)) {
+				list_del_init(&reg->client_link);
+				reg->client->tombstones--;
+			}
 			reg->state = AMDGPU_PEER_RELEASED;
 			list_move_tail(&reg->link, &tombs);
 		}
@@ -1091,7 +1121,7 @@ static bool amdgpu_peer_revoke_one(struct amdgpu_peer_reg *reg, void *data)
 		last = amdgpu_peer_reg_drop_pin_locked(reg);
 		if (last)
 			list_add_tail(&last->dev_link, &rv->unpins);
-		amdgpu_peer_tombstone_locked(reg);
+		amdgpu_peer_tombstone_locked(reg, false);
 		atomic_inc(&reg->mgr->stats.revoked);
 		return last == pin;
 	case AMDGPU_PEER_DYING:
@@ -1116,9 +1146,11 @@ static bool amdgpu_peer_revoke_one(struct amdgpu_peer_reg *reg, void *data)
  * (there is nobody to tell), drops every pin of the device while it can
  * still be unpinned, and refuses new ones. Returns when no callback on the
  * device's memory is running anywhere and every pin is gone. Registrations
- * stay tombstones until put: their tables stay readable,
- * amdgpu_peer_retry() says true, and their put returns 0. Interrupts are
- * off for at most %AMDGPU_PEER_BATCH entries at a time.
+ * stay tombstones: their tables stay readable, amdgpu_peer_retry() says
+ * true, and their put returns 0; those that had a callback are subject to
+ * their client's bound like any tombstone, the persistent ones stay until
+ * put. Interrupts are off for at most %AMDGPU_PEER_BATCH entries at a
+ * time.
  *
  * Context: process context, may sleep; no lock a callback could take may
  * be held.
@@ -1309,6 +1341,101 @@ static int amdgpu_peer_may_charge_locked(struct amdgpu_peer_owner *owner,
 	return 0;
 }
 
+/*
+ * A client whose gets are refused warns at most once in this time, so that
+ * a client refused over and over does not flood the log.
+ */
+#define AMDGPU_PEER_WARN_INTERVAL_NS	(10 * NSEC_PER_SEC)
+
+/* What making room under a client's bound did, for after the lock */
+struct amdgpu_peer_room {
+	/* tombstones freed to make room, RELEASED and unhashed */
+	struct list_head reap;
+	unsigned int reaped;
+	/* a refusal to warn about */
+	bool warn;
+};
+
+/*
+ * Whether a get with @args's free callback may go on for @client: yes
+ * below &amdgpu_peer_mgr.max_tombstones, or once the client's oldest
+ * tombstones that are at least &amdgpu_peer_mgr.tombstone_min_ns old went
+ * to @room->reap (as many as make it go below the bound, at most
+ * %AMDGPU_PEER_BATCH; the caller frees them without the lock); no when
+ * none is that old.
+ */
+static bool amdgpu_peer_client_room_locked(struct amdgpu_peer_mgr *mgr,
+					   struct amdgpu_peer_client *client,
+					   const struct amdgpu_peer_reg_args *args,
+					   struct amdgpu_peer_room *room)
+{
+	struct amdgpu_peer_reg *reg;
+	unsigned int k = 0;
+	u64 now;
+
+	lockdep_assert_held(&mgr->lock);
+	if (!args->free_cb || !client || !mgr->max_tombstones ||
+	    client->tombstones < mgr->max_tombstones)
+		return true;
+	now = amdgpu_peer_now(mgr);
+	while (client->tombstones >= mgr->max_tombstones &&
+	       k < AMDGPU_PEER_BATCH) {
+		reg = list_first_entry(&client->tombs, struct amdgpu_peer_reg,
+				       client_link);
+		/* Signed: a clock that went back makes no tombstone old */
+		if ((s64)(now - reg->tomb_ns) < (s64)mgr->tombstone_min_ns)
+			break;
+		list_del_init(&reg->client_link);
+		client->tombstones--;
+		reg->state = AMDGPU_PEER_RELEASED;
+		amdgpu_peer_reg_unhash_locked(reg);
+		list_move_tail(&reg->link, &room->reap);
+		k++;
+	}
+	room->reaped += k;
+	if (k)
+		return true;
+	atomic_inc(&mgr->stats.refused);
+	if (!client->warned ||
+	    now - client->warned_ns >= AMDGPU_PEER_WARN_INTERVAL_NS) {
+		client->warned = true;
+		client->warned_ns = now;
+		room->warn = true;
+	}
+	return false;
+}
+
+/*
+ * After the lock: free the tombstones freed to make room for a get for
+ * @dma_dev, and warn about a refusal.
+ */
+static void amdgpu_peer_room_done(struct amdgpu_peer_mgr *mgr,
+				  struct device *dma_dev,
+				  struct amdgpu_peer_room *room)
+{
+	struct amdgpu_peer_reg *reg, *tmp;
+
+	list_for_each_entry_safe(reg, tmp, &room->reap, link) {
+		list_del_init(&reg->link);
+		atomic_dec(&mgr->stats.tombstones);
+		atomic_inc(&mgr->stats.reclaimed);
+		amdgpu_peer_reg_free(reg);
+	}
+	if (room->reaped)
+		dev_dbg(dma_dev,
+			"amdgpu peer memory: freed %u registrations not put, whose free callback returned at least %llu ms ago\n",
+			room->reaped, mgr->tombstone_min_ns / NSEC_PER_MSEC);
+	room->reaped = 0;
+	if (room->warn) {
+		atomic_inc(&mgr->stats.refusal_warnings);
+		dev_warn(dma_dev,
+			 "amdgpu peer memory: get_pages() refused (-EAGAIN): %u registrations of this device whose free callback returned less than %llu ms ago were not put\n",
+			 mgr->max_tombstones,
+			 mgr->tombstone_min_ns / NSEC_PER_MSEC);
+		room->warn = false;
+	}
+}
+
 /**
  * amdgpu_peer_register - register memory for a peer device
  * @owner: the owner the registration hangs off
@@ -1339,18 +1466,23 @@ static int amdgpu_peer_may_charge_locked(struct amdgpu_peer_owner *owner,
  *
  * The peer DMA device is the registration's client (see the DOC comment):
  * while it has &amdgpu_peer_mgr.max_tombstones tombstones, a registration
- * with a free callback is refused before anything is pinned, and leaves no
- * state behind. A client's record is allocated here, outside the lock, at
- * its first registration.
+ * with a free callback first frees the client's oldest ones that are at
+ * least &amdgpu_peer_mgr.tombstone_min_ns old, and is refused, before
+ * anything is pinned and leaving no state behind, if none is; a refusal
+ * warns, at most once per client every 10 seconds. A client's record is
+ * allocated here, outside the lock, at its first registration.
  *
  * Context: process context, may sleep. Takes no sleeping lock itself.
- * Return: 0 and *@info set, or a negative errno and *@info untouched:
- * -EAGAIN without @args->may_pin when no pin exists yet, -ENOSPC over the
- * device's quota or, with a free callback, at the client's tombstone
- * bound, -ESRCH if @owner is being destroyed, -ENODEV if the device was
- * revoked, -EFAULT if the range is outside the object, -ENOMEM, or the
- * pin's error. @undo may have entries after a failure, never after a
- * success: pass it to amdgpu_peer_register_undo() after either.
+ * Return: 0 and *@info set; %AMDGPU_PEER_NEED_PIN without @args->may_pin
+ * when no pin exists yet (the caller takes the object's lock and calls
+ * again with @args->may_pin); or a negative errno and *@info untouched:
+ * -EAGAIN, with a free callback, at the client's tombstone bound while
+ * its tombstones are all younger than &amdgpu_peer_mgr.tombstone_min_ns,
+ * -ENOSPC over the device's quota, -ESRCH if @owner is being destroyed,
+ * -ENODEV if the device was revoked, -EFAULT if the range is outside the
+ * object, -ENOMEM, or the pin's error. @undo may have entries after a
+ * failure, never after a success: pass it to amdgpu_peer_register_undo()
+ * after either.
  */
 int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 			 const struct amdgpu_peer_reg_args *args,
@@ -1358,6 +1490,9 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 {
 	struct amdgpu_peer_client *client, *spare = NULL, *gone;
 	struct amdgpu_peer_mgr *mgr = owner->mgr;
+	struct amdgpu_peer_room room = {
+		.reap = LIST_HEAD_INIT(room.reap),
+	};
 	struct amdgpu_peer_pin *pin, *last;
 	struct amdgpu_peer_dev *dev;
 	struct amdgpu_peer_reg *reg;
@@ -1380,16 +1515,17 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 		r = -ENODEV;
 	} else if (!pin && args->may_pin && args->dev &&
 		   args->dev->mgr == mgr && args->dev->dead) {
-		/* Before the bounds: -ENOSPC makes hfi1 evict for nothing */
+		/* Before the bound and quota: -ENOSPC makes hfi1 evict */
 		r = -ENODEV;
-	} else if (amdgpu_peer_client_full_locked(mgr, client, args)) {
-		r = -ENOSPC;
-		atomic_inc(&mgr->stats.refused);
+	} else if (!amdgpu_peer_client_room_locked(mgr, client, args,
+						   &room)) {
+		/* Transient: within min_ns its oldest tombstone is old enough */
+		r = -EAGAIN;
 	} else if (pin) {
 		pin->users++;
 		pin->dev->busy++;
 	} else if (!args->may_pin) {
-		r = -EAGAIN;
+		r = AMDGPU_PEER_NEED_PIN;
 	} else if (args->dev && args->dev->mgr == mgr) {
 		/* As it is now: do not pin only to unpin again */
 		r = amdgpu_peer_may_charge_locked(owner, args->dev,
@@ -1399,6 +1535,7 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 	if (!r && client)
 		client->users++;
 	amdgpu_peer_unlock(mgr, flags);
+	amdgpu_peer_room_done(mgr, args->dma_dev, &room);
 	if (r)
 		return r;
 
@@ -1444,6 +1581,7 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 	reg->it.start = args->first;
 	reg->it.last = args->last;
 	INIT_LIST_HEAD(&reg->link);
+	INIT_LIST_HEAD(&reg->client_link);
 	INIT_LIST_HEAD(&reg->pin_link);
 	INIT_WORK(&reg->release_work, amdgpu_peer_release_work);
 	reg->free_cb = args->free_cb;
@@ -1465,19 +1603,19 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 			spare = NULL;
 			client->dma_dev = get_device(args->dma_dev);
 			client->users = 1;
+			INIT_LIST_HEAD(&client->tombs);
 			hash_add(mgr->clients, &client->node,
 				 (unsigned long)client->dma_dev);
 			atomic_inc(&mgr->stats.clients);
 		}
 	}
 	r = amdgpu_peer_may_charge_locked(owner, dev, args->length);
-	if (!r && amdgpu_peer_client_full_locked(mgr, client, args)) {
-		/* Its callbacks made tombstones while this one pinned */
-		r = -ENOSPC;
-		atomic_inc(&mgr->stats.refused);
-	}
+	/* Its callbacks may have made tombstones while this one pinned */
+	if (!r && !amdgpu_peer_client_room_locked(mgr, client, args, &room))
+		r = -EAGAIN;
 	if (r) {
 		amdgpu_peer_unlock(mgr, flags);
+		amdgpu_peer_room_done(mgr, args->dma_dev, &room);
 		amdgpu_peer_reg_kfree(mgr, reg);
 		goto err_pin;
 	}
@@ -1497,6 +1635,7 @@ int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 	dev->busy--;
 	atomic_inc(&mgr->stats.regs);
 	amdgpu_peer_unlock(mgr, flags);
+	amdgpu_peer_room_done(mgr, args->dma_dev, &room);
 	/* Not needed if another first registration made the record */
 	kfree(spare);
 	if (wq_has_sleeper(&mgr->cb_wq))
@@ -1640,12 +1779,14 @@ static bool amdgpu_peer_reg_released(struct amdgpu_peer_mgr *mgr,
  * @info: the registration; set to NULL
  *
  * See &amd_rdma_interface.put_pages. The registration is looked up in the
- * manager before anything of it is touched. Since no registration is freed
- * before its put, the address of one that was not put is never another's:
- * the put releases the registration it was given and no other. A second
- * put is recognised while the registration still exists (its callback is
- * running) and returns 0. A put of a tombstone makes room under its
- * client's tombstone bound at once. A put of a registration whose
+ * manager before anything of it is touched. No registration is freed
+ * before its put but a tombstone at least &amdgpu_peer_mgr.tombstone_min_ns
+ * old (see the DOC comment), so the address of one that was not put is
+ * never another's while its callback has not run or returned less than
+ * that long ago: such a put releases the registration it was given and no
+ * other. A second put is recognised while the registration still exists
+ * (its callback is running) and returns 0. A put of a tombstone makes room
+ * under its client's tombstone bound at once. A put of a registration whose
  * callback another thread is running waits for the callback to return
  * where it may sleep, unless it comes from inside a callback (which might
  * be waited for in turn), so that the client may free what its callback
@@ -1704,7 +1845,10 @@ int amdgpu_peer_put(struct amdgpu_peer_mgr *mgr, struct amd_p2p_info **info)
 		break;
 	case AMDGPU_PEER_TOMBSTONE:
 		list_del_init(&reg->link);
-		reg->client->tombstones--;
+		if (!list_empty(&reg->client_link)) {
+			list_del_init(&reg->client_link);
+			reg->client->tombstones--;
+		}
 		atomic_dec(&mgr->stats.tombstones);
 		release = true;
 		break;
@@ -1742,14 +1886,16 @@ out:
  * a device event or a revocation has detached @info for its callback
  * (DYING, IN_CALLBACK, TOMBSTONE), and for anything the manager does not
  * know as not yet put. The registration is found by the address @info:
- * that is sound because no registration is freed before it is put, so the
- * address of one the caller has not put is not another registration's
- * (see the DOC comment; a caller that asks after its put may be told
- * about whatever registration now lives there). A persistent registration
- * whose mapping went (DETACHED) stays pinned and mapped: false. The state changes under the
- * manager's lock before the callback is called, so a client that asks
- * under a lock its callback takes learns of every callback that did not
- * find its NIC programmed.
+ * that is sound because no registration is freed before it is put but a
+ * tombstone whose callback returned &amdgpu_peer_mgr.tombstone_min_ns ago,
+ * so the address of one the caller has not put is not another
+ * registration's until then (see the DOC comment; a caller that asks
+ * after its put, or that long after the callback, may be told about
+ * whatever registration now lives there). A persistent registration whose
+ * mapping went (DETACHED) stays pinned and mapped: false. The state
+ * changes under the manager's lock before the callback is called, so a
+ * client that asks under a lock its callback takes learns of every
+ * callback that did not find its NIC programmed.
  *
  * Context: any; takes the manager's irq-safe spinlock.
  * Return: false while the addresses in @info stay valid until a callback

@@ -88,9 +88,14 @@ struct amdgpu_peer_pin_ops {
  * @invalidated: registrations detached by amdgpu_peer_invalidate()
  * @visited: interval tree queries made by amdgpu_peer_invalidate()
  * @regs: registrations allocated and not yet freed
- * @tombstones: registrations whose callback ran and that were not put
- * @refused: gets refused because their client reached
- *	&amdgpu_peer_mgr.max_tombstones
+ * @tombstones: registrations whose callback ran (or that a revocation
+ *	ended) and that were not put
+ * @refused: gets refused (-EAGAIN) because their client had
+ *	&amdgpu_peer_mgr.max_tombstones tombstones, none of them
+ *	&amdgpu_peer_mgr.tombstone_min_ns old
+ * @refusal_warnings: warnings those refusals printed
+ * @reclaimed: tombstones freed before their put, to make room under their
+ *	client's bound
  * @clients: client records allocated and not yet freed
  * @revoked: registrations ended by a device revocation
  * @allocs: memory allocations of the core: registrations, pins, their
@@ -114,6 +119,8 @@ struct amdgpu_peer_stats {
 	atomic_t regs;
 	atomic_t tombstones;
 	atomic_t refused;
+	atomic_t refusal_warnings;
+	atomic_t reclaimed;
 	atomic_t clients;
 	atomic_t revoked;
 	atomic_t allocs;
@@ -183,15 +190,29 @@ struct amdgpu_peer_mgr {
 	 * tombstones, hashed by the device; guarded by @lock.
 	 */
 	DECLARE_HASHTABLE(clients, 6);
-	/** @tombstones: every tombstone not yet put; guarded by @lock. */
+	/** @tombstones: every tombstone not yet freed; guarded by @lock. */
 	struct list_head tombstones;
 	/**
-	 * @max_tombstones: most tombstones one client (peer DMA device) may
-	 * have: while it has that many, its gets with a free callback fail
-	 * with -ENOSPC. 0 means no limit. A tombstone is never freed before
-	 * it is put (or the manager goes).
+	 * @max_tombstones: tombstones of callbacks one client (peer DMA
+	 * device) may have: a get with a free callback of a client that has
+	 * that many first frees its oldest tombstones that are at least
+	 * @tombstone_min_ns old, and fails with -EAGAIN if none is. 0 means
+	 * no limit: a tombstone is then freed only by its put (or when the
+	 * manager goes). Set before the first registration.
 	 */
 	unsigned int max_tombstones;
+	/**
+	 * @tombstone_min_ns: how long after its callback returned a
+	 * tombstone is kept at least, whatever the bound: a put within that
+	 * time releases it and no other registration. Set before the first
+	 * registration.
+	 */
+	u64 tombstone_min_ns;
+	/**
+	 * @now: the clock tombstones are aged by, in nanoseconds;
+	 * ktime_get_ns() when NULL. Called under @lock. Tests only.
+	 */
+	u64 (*now)(struct amdgpu_peer_mgr *mgr);
 	/**
 	 * @cbs: callbacks begun and not done, by epoch, for
 	 * amdgpu_peer_mgr_synchronize().
@@ -353,6 +374,12 @@ bool amdgpu_peer_owner_idle(struct amdgpu_peer_owner *owner);
 /* Held while a free callback runs: for tests that check it is */
 extern struct lockdep_map amdgpu_peer_cb_map;
 #endif
+
+/*
+ * amdgpu_peer_register() without &amdgpu_peer_reg_args.may_pin: no pin
+ * exists yet; take the object's lock and call again with may_pin.
+ */
+#define AMDGPU_PEER_NEED_PIN	1
 
 int amdgpu_peer_register(struct amdgpu_peer_owner *owner,
 			 const struct amdgpu_peer_reg_args *args,

@@ -44,8 +44,9 @@
  * ones.
  *
  * Module parameters: rdma_pin_limit_mb (per GPU, 0 = its VRAM plus half of
- * system memory), rdma_p2p and rdma_p2p_devices (the P2P policy) and
- * rdma_max_tombstones.
+ * system memory), rdma_p2p and rdma_p2p_devices (the P2P policy),
+ * rdma_max_tombstones and rdma_tombstone_min_ms (the tombstone bound per
+ * RDMA device).
  */
 
 #include <linux/bitmap.h>
@@ -92,7 +93,13 @@ static unsigned int amdgpu_rdma_max_tombstones = 16384;
 module_param_named(rdma_max_tombstones, amdgpu_rdma_max_tombstones, uint,
 		   0444);
 MODULE_PARM_DESC(rdma_max_tombstones,
-		 "Registrations per RDMA device kept after their free callback until put; while a device has that many, its gets with a free callback fail with -ENOSPC (0 = no limit)");
+		 "Registrations per RDMA device whose free callback ran and that it did not put, kept until put; past that many, a get with a free callback frees the oldest one at least rdma_tombstone_min_ms old, or fails with -EAGAIN if none is (0 = no limit: kept until put)");
+
+static unsigned int amdgpu_rdma_tombstone_min_ms = 1000;
+module_param_named(rdma_tombstone_min_ms, amdgpu_rdma_tombstone_min_ms, uint,
+		   0444);
+MODULE_PARM_DESC(rdma_tombstone_min_ms,
+		 "Time after its free callback returned during which a registration not put is kept whatever rdma_max_tombstones says, so that an RDMA device's put in that time releases it and no other registration, in ms (default 1000)");
 
 static struct amdgpu_peer_mgr amdgpu_rdma_mgr;
 static bool amdgpu_rdma_ready;
@@ -439,8 +446,8 @@ typedef int (*amdgpu_rdma_found_t)(struct amdgpu_rdma_find *f, void *data);
 
 /*
  * Look the range up in @f->vm and call @fn, first with the VM root
- * reserved alone; if @fn asks for the BO lock (-EAGAIN: it has to pin),
- * again with the root and the BO locked through drm_exec.
+ * reserved alone; if @fn asks for the BO lock (%AMDGPU_PEER_NEED_PIN: it
+ * has to pin), again with the root and the BO locked through drm_exec.
  */
 static int amdgpu_rdma_find_vm(struct amdgpu_rdma_find *f,
 			       amdgpu_rdma_found_t fn, void *data)
@@ -462,7 +469,7 @@ static int amdgpu_rdma_find_vm(struct amdgpu_rdma_find *f,
 	if (!r)
 		r = fn(f, data);
 	dma_resv_unlock(resv);
-	if (r != -EAGAIN)
+	if (r != AMDGPU_PEER_NEED_PIN)
 		return r;
 
 	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT |
@@ -796,6 +803,8 @@ int amdgpu_rdma_init(void)
 	if (r)
 		return r;
 	amdgpu_rdma_mgr.max_tombstones = amdgpu_rdma_max_tombstones;
+	amdgpu_rdma_mgr.tombstone_min_ns =
+		(u64)amdgpu_rdma_tombstone_min_ms * NSEC_PER_MSEC;
 	WRITE_ONCE(amdgpu_rdma_ready, true);
 	return 0;
 }
@@ -891,7 +900,7 @@ void amdgpu_rdma_device_reset(struct amdgpu_device *adev)
  * @vm: the VM
  *
  * Persistent registrations stay pinned until they are put; tombstones stay
- * until they are put.
+ * until they are put, or freed under their RDMA device's bound.
  *
  * Context: process context, no amdgpu lock held.
  */

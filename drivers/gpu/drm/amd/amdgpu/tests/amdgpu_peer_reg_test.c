@@ -109,6 +109,8 @@ struct peer_test_ctx {
 	struct amdgpu_peer_reg_args other_args;
 	struct amd_p2p_info *other_info;
 	int other_ret;
+	/* the manager's clock when the test set it (peer_test_clock()) */
+	u64 now_ns;
 };
 
 /* A client registration, like hfi1's cache node. */
@@ -286,6 +288,33 @@ static void peer_test_use_pool(struct peer_test_ctx *ctx)
 	pool->nfree = PEER_POOL_SLOTS;
 	ctx->mgr.reg_alloc = peer_test_reg_alloc;
 	ctx->mgr.reg_free = peer_test_reg_free;
+}
+
+static u64 peer_test_now(struct amdgpu_peer_mgr *mgr)
+{
+	struct peer_test_ctx *ctx = container_of(mgr, struct peer_test_ctx,
+						 mgr);
+
+	return READ_ONCE(ctx->now_ns);
+}
+
+/*
+ * The manager's clock from now on is the test's, which moves only when
+ * the test moves it; tombstones are kept at least @min_ns after their
+ * callback, and a client may have @max of them.
+ */
+static void peer_test_clock(struct peer_test_ctx *ctx, unsigned int max,
+			    u64 min_ns)
+{
+	ctx->now_ns = 1000 * NSEC_PER_SEC;
+	ctx->mgr.now = peer_test_now;
+	ctx->mgr.max_tombstones = max;
+	ctx->mgr.tombstone_min_ns = min_ns;
+}
+
+static void peer_test_tick(struct peer_test_ctx *ctx, u64 ns)
+{
+	WRITE_ONCE(ctx->now_ns, ctx->now_ns + ns);
 }
 
 /* BO i is mapped at GPU pages [i * 1000, i * 1000 + 15]. */
@@ -904,8 +933,8 @@ static void peer_get_errors_leave_info(struct kunit *test)
 		};
 
 		peer_test_lock(ctx);
-		KUNIT_EXPECT_EQ(test, peer_test_register(ctx, &args,
-							 &info), -EAGAIN);
+		KUNIT_EXPECT_EQ(test, peer_test_register(ctx, &args, &info),
+				AMDGPU_PEER_NEED_PIN);
 		peer_test_unlock(ctx);
 		KUNIT_EXPECT_PTR_EQ(test, info, poison);
 		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[1].pinned), 0);
@@ -1808,83 +1837,6 @@ static void peer_persistent_until_put(struct kunit *test)
 }
 
 /*
- * A client that does not put after the callback (cxi as published) reaches
- * its tombstone bound: its gets with a callback are refused from then on,
- * with *info untouched and nothing left behind, again and again; a
- * persistent get of the same DMA device and a get of another DMA device
- * are not; its tombstones stay readable; the late put of one of them
- * releases that one only and makes room at once.
- */
-static void peer_tombstones_bounded(struct kunit *test)
-{
-	struct peer_test_ctx *ctx = test->priv;
-	struct peer_test_client c[2] = {}, again = {}, other = {};
-	struct amd_p2p_info *poison = ERR_PTR(-EBADF), *persistent;
-	int regs, pins, allocs, clients, i;
-	u64 charged;
-
-	ctx->mgr.max_tombstones = 2;
-	for (i = 0; i < 2; i++) {
-		KUNIT_ASSERT_EQ(test, peer_test_get(ctx, i, &c[i]), 0);
-		KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, i), 1U);
-		peer_test_remap(ctx, i);
-	}
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.tombstones), 2);
-
-	/* At the bound, twice: refused before anything is done */
-	regs = atomic_read(&ctx->mgr.stats.regs);
-	pins = atomic_read(&ctx->mgr.stats.pins);
-	allocs = atomic_read(&ctx->mgr.stats.allocs);
-	clients = atomic_read(&ctx->mgr.stats.clients);
-	charged = ctx->gpu.charged;
-	for (i = 0; i < 2; i++) {
-		again.info = poison;
-		KUNIT_EXPECT_EQ(test, peer_test_get(ctx, 2, &again), -ENOSPC);
-		KUNIT_EXPECT_PTR_EQ(test, again.info, poison);
-	}
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.refused), 2);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), regs);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins), pins);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.allocs), allocs);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.clients), clients);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[2].pinned), 0);
-	KUNIT_EXPECT_EQ(test, ctx->gpu.charged, charged);
-
-	/* A persistent get makes no tombstone: not refused */
-	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 2, 0, PAGE_SIZE,
-						ctx->dev[0], NULL,
-						&persistent), 0);
-	/* Another DMA device is another client */
-	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 3, 0, PAGE_SIZE,
-						ctx->dev[1], &other,
-						&other.info), 0);
-
-	/* The tombstones are still there and readable */
-	for (i = 0; i < 2; i++)
-		KUNIT_EXPECT_EQ(test, sg_dma_address(c[i].info->pages->sgl),
-				ctx->bo[i].dma_base);
-
-	/* The late put of the oldest: that one goes, and there is room */
-	KUNIT_EXPECT_EQ(test, peer_test_put(&c[0].info), 0);
-	amdgpu_peer_mgr_synchronize(&ctx->mgr);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), regs + 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unknown_puts), 0);
-	KUNIT_EXPECT_EQ(test, sg_dma_address(c[1].info->pages->sgl),
-			ctx->bo[1].dma_base);
-	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 2, &again), 0);
-	KUNIT_EXPECT_EQ(test, sg_dma_address(again.info->pages->sgl),
-			ctx->bo[2].dma_base);
-
-	KUNIT_EXPECT_EQ(test, peer_test_put(&c[1].info), 0);
-	KUNIT_EXPECT_EQ(test, peer_test_put(&again.info), 0);
-	KUNIT_EXPECT_EQ(test, peer_test_put(&other.info), 0);
-	KUNIT_EXPECT_EQ(test, peer_test_put(&persistent), 0);
-	amdgpu_peer_mgr_synchronize(&ctx->mgr);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.clients), 0);
-}
-
-/*
  * Two first registrations for a DMA device that has none: both find no
  * client record and allocate one outside the lock; the one that ends
  * second finds the other's record in place, uses it and frees its own
@@ -1971,19 +1923,255 @@ static void peer_test_expect_same(struct kunit *test,
 }
 
 /*
- * The late put, after the client's bound was reached, of a tombstone made
- * long before (ROCm/amdgpu#169's hfi1 with its cache off puts late; a
- * stale pointer of cxi's is the same put). Registrations are placed at
- * the address of the one freed last (peer_test_use_pool()), so every
- * registration made after a put lands where the put one was: if anything
- * freed the late tombstone before its put, the next registration would
- * land at its address and the late put would release it. Here nothing
- * lands there: the late put releases its own registration and no other,
- * and every other registration, those made after it and those at the
- * addresses of registrations put before, keeps its table and its DMA
- * addresses.
+ * A client that does not put after the callback (cxi as published), at its
+ * tombstone bound while all its tombstones are younger than the minimum
+ * age (here 60 s): its gets with a callback are refused, -EAGAIN, with
+ * *info untouched and nothing left behind, again and again, with one
+ * warning until the warning interval (10 s) passed; a persistent get of
+ * the same DMA device and a get of another DMA device are not refused; its
+ * tombstones stay readable; a put of one of them, well inside the minimum
+ * age, releases that one only and makes room at once.
  */
-static void peer_late_put_after_bound(struct kunit *test)
+static void peer_tombstones_bounded(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client c[2] = {}, again = {}, other = {};
+	struct amd_p2p_info *poison = ERR_PTR(-EBADF), *persistent;
+	int regs, pins, allocs, clients, tombs, i;
+	u64 charged;
+
+	peer_test_clock(ctx, 2, 60 * NSEC_PER_SEC);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, peer_test_get(ctx, i, &c[i]), 0);
+		KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, i), 1U);
+		peer_test_remap(ctx, i);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.tombstones), 2);
+
+	/* At the bound, twice, 5 s apart: refused before anything is done */
+	regs = atomic_read(&ctx->mgr.stats.regs);
+	pins = atomic_read(&ctx->mgr.stats.pins);
+	allocs = atomic_read(&ctx->mgr.stats.allocs);
+	clients = atomic_read(&ctx->mgr.stats.clients);
+	tombs = atomic_read(&ctx->mgr.stats.tombstones);
+	charged = ctx->gpu.charged;
+	for (i = 0; i < 2; i++) {
+		again.info = poison;
+		KUNIT_EXPECT_EQ(test, peer_test_get(ctx, 2, &again), -EAGAIN);
+		KUNIT_EXPECT_PTR_EQ(test, again.info, poison);
+		peer_test_tick(ctx, 5 * NSEC_PER_SEC);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.refused), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.refusal_warnings),
+			1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.reclaimed), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), regs);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.tombstones), tombs);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.pins), pins);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.allocs), allocs);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.clients), clients);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[2].pinned), 0);
+	KUNIT_EXPECT_EQ(test, ctx->gpu.charged, charged);
+	/* 10 s after the first warning, the next refusal warns again */
+	again.info = poison;
+	KUNIT_EXPECT_EQ(test, peer_test_get(ctx, 2, &again), -EAGAIN);
+	KUNIT_EXPECT_PTR_EQ(test, again.info, poison);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.refusal_warnings),
+			2);
+
+	/* A persistent get makes no tombstone: not refused */
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 2, 0, PAGE_SIZE,
+						ctx->dev[0], NULL,
+						&persistent), 0);
+	/* Another DMA device is another client */
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 3, 0, PAGE_SIZE,
+						ctx->dev[1], &other,
+						&other.info), 0);
+
+	/* The tombstones are still there and readable */
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, sg_dma_address(c[i].info->pages->sgl),
+				ctx->bo[i].dma_base);
+
+	/* The late put of the oldest: that one goes, and there is room */
+	KUNIT_EXPECT_EQ(test, peer_test_put(&c[0].info), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), regs + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unknown_puts), 0);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(c[1].info->pages->sgl),
+			ctx->bo[1].dma_base);
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 2, &again), 0);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(again.info->pages->sgl),
+			ctx->bo[2].dma_base);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.reclaimed), 0);
+
+	KUNIT_EXPECT_EQ(test, peer_test_put(&c[1].info), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&again.info), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&other.info), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&persistent), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.clients), 0);
+}
+
+/*
+ * Past the minimum age the bound makes room: a client with two tombstones,
+ * made 600 ms apart, at a bound of two. 1 s after the first callback, a
+ * get frees that tombstone (the oldest, old enough) and succeeds; the
+ * younger one stays, and so does another client's older one. The new
+ * registration lands at the address of the freed one (the slab would do
+ * that too): a put of the freed one, which the contract forbids this
+ * late, would release the new one, and that is what happens.
+ */
+static void peer_tombstone_reclaimed_past_window(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client c[2] = {}, other = {}, fresh = {};
+	struct amd_p2p_info *reaped, *stale;
+	struct peer_test_seen young, others;
+	int regs, tombs;
+
+	peer_test_use_pool(ctx);
+	peer_test_clock(ctx, 2, NSEC_PER_SEC);
+	/* Another client's tombstone, older than all */
+	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 3, 0, PAGE_SIZE,
+						ctx->dev[1], &other,
+						&other.info), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 3), 1U);
+	peer_test_remap(ctx, 3);
+	peer_test_tick(ctx, NSEC_PER_SEC);
+	/* This client's two, at t and t + 600 ms */
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &c[0]), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 0), 1U);
+	peer_test_remap(ctx, 0);
+	peer_test_tick(ctx, 600 * NSEC_PER_MSEC);
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 1, &c[1]), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 1), 1U);
+	peer_test_remap(ctx, 1);
+	reaped = c[0].info;
+	peer_test_look(ctx, c[1].info, &young);
+	peer_test_look(ctx, other.info, &others);
+
+	/* 1 ns short of the minimum age: refused */
+	peer_test_tick(ctx, 400 * NSEC_PER_MSEC - 1);
+	KUNIT_EXPECT_EQ(test, peer_test_get(ctx, 2, &fresh), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.reclaimed), 0);
+
+	/* At the minimum age: the oldest goes, and the get succeeds */
+	peer_test_tick(ctx, 1);
+	regs = atomic_read(&ctx->mgr.stats.regs);
+	tombs = atomic_read(&ctx->mgr.stats.tombstones);
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 2, &fresh), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.reclaimed), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.tombstones),
+			tombs - 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), regs);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(fresh.info->pages->sgl),
+			ctx->bo[2].dma_base);
+	KUNIT_EXPECT_FALSE(test, amdgpu_peer_retry(&ctx->mgr, fresh.info));
+	peer_test_expect_same(test, ctx, &young);
+	peer_test_expect_same(test, ctx, &others);
+	KUNIT_EXPECT_PTR_EQ(test, fresh.info, reaped);
+
+	/* The put the contract forbids this late hits the new one */
+	stale = reaped;
+	KUNIT_EXPECT_EQ(test, peer_test_put(&stale), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[2].pinned), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), regs - 1);
+	fresh.info = NULL;
+
+	KUNIT_EXPECT_EQ(test, peer_test_put(&c[1].info), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&other.info), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+}
+
+/*
+ * A persistent registration that a GPU's removal ended is a tombstone its
+ * client was never told about: the client may put it at any time, so the
+ * bound neither counts nor frees it, however old. Here a second GPU goes
+ * with one; then this client's callback tombstones come and go under a
+ * bound of one, and the persistent one's put, an hour later, releases it
+ * and no other.
+ */
+static void peer_revoked_persistent_kept(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct amdgpu_peer_dev *gpu2;
+	struct amdgpu_peer_reg_args args = {
+		.first = peer_test_first(3),
+		.last = peer_test_last(ctx, 3),
+		.obj = &ctx->bo[3],
+		.obj_size = PEER_TEST_BO_SIZE,
+		.length = PAGE_SIZE,
+		.pid = task_pid(current),
+		.dma_dev = ctx->dev[0],
+		.dir = DMA_BIDIRECTIONAL,
+		.may_pin = true,
+	};
+	struct peer_test_client c[3] = {};
+	struct amd_p2p_info *persistent;
+	struct peer_test_seen seen;
+	int regs, i;
+
+	gpu2 = kunit_kzalloc(test, sizeof(*gpu2), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, gpu2);
+	amdgpu_peer_dev_init(&ctx->mgr, gpu2, U64_MAX);
+	args.dev = gpu2;
+	peer_test_use_pool(ctx);
+	peer_test_clock(ctx, 1, NSEC_PER_SEC);
+	peer_test_lock(ctx);
+	KUNIT_ASSERT_EQ(test, peer_test_register(ctx, &args, &persistent), 0);
+	peer_test_unlock(ctx);
+	amdgpu_peer_dev_revoke(gpu2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.tombstones), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[3].pinned), 0);
+	peer_test_look(ctx, persistent, &seen);
+	KUNIT_EXPECT_TRUE(test, seen.retry);
+
+	/* Three callback tombstones, each 2 s after the last */
+	for (i = 0; i < 3; i++) {
+		peer_test_tick(ctx, 2 * NSEC_PER_SEC);
+		KUNIT_ASSERT_EQ(test, peer_test_get(ctx, i, &c[i]), 0);
+		KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, i), 1U);
+		peer_test_remap(ctx, i);
+		/* Each get but the first freed the one before it */
+		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.reclaimed),
+				i);
+		peer_test_expect_same(test, ctx, &seen);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.refused), 0);
+
+	peer_test_tick(ctx, 3600 * NSEC_PER_SEC);
+	regs = atomic_read(&ctx->mgr.stats.regs);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&persistent), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), regs - 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unknown_puts), 0);
+	KUNIT_EXPECT_EQ(test, sg_dma_address(c[2].info->pages->sgl),
+			ctx->bo[2].dma_base);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&c[2].info), 0);
+	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
+}
+
+/*
+ * The late put inside the window, after churn at the bound. A client keeps
+ * a tombstone without putting it (the late one), then reaches its bound of
+ * three with two more, all within the last second. For the rest of that
+ * second any user churns: gets with a callback for the same DMA device,
+ * persistent gets and their puts, gets and puts of another DMA device.
+ * Registrations are placed at the address of the one freed last
+ * (peer_test_use_pool()), so if anything freed the late tombstone, the next
+ * registration would land at its address and the late put would release
+ * it. Nothing does: the gets with a callback are refused (-EAGAIN), the
+ * others land elsewhere, and the late put, 999 ms after its callback,
+ * releases its own registration and no other; every other registration,
+ * those made after it and those at the addresses of registrations put
+ * before, keeps its table and its DMA addresses.
+ */
+static void peer_late_put_in_window(struct kunit *test)
 {
 	struct peer_test_ctx *ctx = test->priv;
 	struct amd_p2p_info *poison = ERR_PTR(-EBADF), *late, *p, *was;
@@ -1994,7 +2182,7 @@ static void peer_late_put_after_bound(struct kunit *test)
 	int regs, tombs, unknown, reused = 0, i;
 
 	peer_test_use_pool(ctx);
-	ctx->mgr.max_tombstones = 3;
+	peer_test_clock(ctx, 3, NSEC_PER_SEC);
 
 	/* The late one: a tombstone the client keeps without putting */
 	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &tomb[0]), 0);
@@ -2028,21 +2216,36 @@ static void peer_late_put_after_bound(struct kunit *test)
 	KUNIT_EXPECT_PTR_NE(test, t3.info, late);
 
 	/*
-	 * A further get with a callback is refused. Were it let through and
-	 * its buffer freed, a fourth tombstone would exist, and a bound that
-	 * frees the oldest would free the late one: then the next
-	 * registration below lands at its address.
+	 * The churn, 16 rounds over the next 960 ms. A get with a callback
+	 * let through would free the late one first, and land at its
+	 * address (a bound that frees without looking at the age does).
 	 */
-	z.info = poison;
-	KUNIT_EXPECT_EQ(test, peer_test_get_dev(ctx, 3, 0, PAGE_SIZE,
-						ctx->dev[0], &z, &z.info),
-			-ENOSPC);
-	KUNIT_EXPECT_PTR_EQ(test, z.info, poison);
-	if (!IS_ERR(z.info)) {
-		peer_test_unmap(ctx, 3);
-		peer_test_remap(ctx, 3);
+	for (i = 0; i < 16; i++) {
+		z.info = poison;
+		KUNIT_EXPECT_EQ(test,
+				peer_test_get_dev(ctx, 3, 0, PAGE_SIZE,
+						  ctx->dev[0], &z, &z.info),
+				-EAGAIN);
+		KUNIT_EXPECT_PTR_EQ(test, z.info, poison);
+		if (!IS_ERR(z.info)) {
+			KUNIT_EXPECT_PTR_NE(test, z.info, late);
+			peer_test_put(&z.info);
+		}
+		KUNIT_ASSERT_EQ(test,
+				peer_test_get_dev(ctx, 3, 0, PAGE_SIZE,
+						  ctx->dev[0], NULL, &p), 0);
+		KUNIT_EXPECT_PTR_NE(test, p, late);
+		KUNIT_EXPECT_EQ(test, peer_test_put(&p), 0);
+		KUNIT_ASSERT_EQ(test,
+				peer_test_get_dev(ctx, 3, PAGE_SIZE, PAGE_SIZE,
+						  ctx->dev[1], &x, &x.info), 0);
+		KUNIT_EXPECT_PTR_NE(test, x.info, late);
+		KUNIT_EXPECT_EQ(test, peer_test_put(&x.info), 0);
 		amdgpu_peer_mgr_synchronize(&ctx->mgr);
+		peer_test_tick(ctx, 60 * NSEC_PER_MSEC);
 	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.refused), 16);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.reclaimed), 0);
 
 	/* Not refused: another DMA device, and a persistent get */
 	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 3, 0, PAGE_SIZE,
@@ -2077,6 +2280,8 @@ static void peer_late_put_after_bound(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, seen[5].addr[0], ctx->bo[0].dma_base);
 	KUNIT_EXPECT_TRUE(test, seen[5].retry);
 
+	/* The late put, 999 ms after the callback */
+	peer_test_tick(ctx, 39 * NSEC_PER_MSEC);
 	regs = atomic_read(&ctx->mgr.stats.regs);
 	tombs = atomic_read(&ctx->mgr.stats.tombstones);
 	unknown = atomic_read(&ctx->mgr.stats.unknown_puts);
@@ -2103,6 +2308,7 @@ static void peer_late_put_after_bound(struct kunit *test)
 			ctx->bo[0].dma_base);
 	for (i = 0; i < 5; i++)
 		peer_test_expect_same(test, ctx, &seen[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.reclaimed), 0);
 	kunit_info(test, "%d registrations landed at the address of one put\n",
 		   reused);
 
@@ -2886,7 +3092,9 @@ static struct kunit_case peer_reg_cases[] = {
 	KUNIT_CASE(peer_tombstone_outlives_owner),
 	KUNIT_CASE(peer_persistent_until_put),
 	KUNIT_CASE(peer_tombstones_bounded),
-	KUNIT_CASE(peer_late_put_after_bound),
+	KUNIT_CASE(peer_tombstone_reclaimed_past_window),
+	KUNIT_CASE(peer_revoked_persistent_kept),
+	KUNIT_CASE(peer_late_put_in_window),
 	KUNIT_CASE(peer_client_record_race),
 	KUNIT_CASE(peer_dev_invalidate_reset),
 	KUNIT_CASE(peer_dev_revoke_unplug),

@@ -1255,8 +1255,10 @@ struct cxi_md {
 	bool put_waits;
 	unsigned int synced_before_free;
 	/*
-	 * model: cxi with the one-line change amd-rdma.rst asks for, a put
-	 * in amd_put_pages() whether or not the callback ran
+	 * model: a cxi that puts in amd_put_pages() whether or not the
+	 * callback ran (published cxi skips the put once cleanup_done is
+	 * set); safe only when its unmap comes within
+	 * amdgpu.rdma_tombstone_min_ms of the callback, as in the test below
 	 */
 	bool puts_after_cb;
 };
@@ -1347,7 +1349,14 @@ static int cxi_mirror_device(struct cxi_md *md)
 				     len >= SZ_2M;
 			u64 inc = is_hp ? SZ_2M : page_size;
 
+			/*
+			 * The model's ATU has room for CXI_MAX_PTES entries;
+			 * the real cass_dma_addr_mirror() fails otherwise (a
+			 * page table it cannot allocate). Then, as there,
+			 * clear what was mirrored (cass_clear_range()).
+			 */
 			if (md->nptes == CXI_MAX_PTES) {
+				md->nptes = 0;
 				mutex_unlock(&md->ac_mutex);
 				return -ENOSPC;
 			}
@@ -1411,7 +1420,11 @@ static int cxi_map(struct rdma_fake *f, struct cxi_md *md, u64 va, u64 len)
 		window(window_arg);
 	ret = cxi_mirror_device(md);
 	if (ret == -EAGAIN) {
-		/* Undo the MD; the registration may be a tombstone: put it */
+		/*
+		 * The 2.2 retry (not in shs-cxi-driver): undo the MD and put
+		 * the registration although the callback may have run, at
+		 * once, well within amdgpu.rdma_tombstone_min_ms of it
+		 */
 		struct amd_p2p_info *info = md->p2p_info;
 
 		refcount_dec(&md->refcount);
@@ -1420,6 +1433,22 @@ static int cxi_map(struct rdma_fake *f, struct cxi_md *md, u64 va, u64 len)
 		md->sgt = NULL;
 		put_pid(md->pid);	/* the model puts what cxi leaks */
 		md->pid = NULL;
+	} else if (ret) {
+		/*
+		 * cxi_map()'s mirror_range_error and put_device_pages:
+		 * cass_device_put_pages() (a put unless the callback ran),
+		 * then kfree(md_priv), after amdkfd_rdma_synchronize() where
+		 * the put does not wait (the model's, as in cxi_unmap_locked())
+		 */
+		cxi_amd_put_pages(md);
+		md->p2p_info = NULL;
+		put_pid(md->pid);	/* the model puts what cxi leaks */
+		md->pid = NULL;
+		if (!md->put_waits) {
+			amdkfd_rdma_synchronize();
+			md->synced_before_free++;
+		}
+		mutex_destroy(&md->ac_mutex);
 	}
 out:
 	return ret;
@@ -1429,8 +1458,11 @@ out:
  * cxi_unmap(): cass_md_clear() -> cass_device_put_pages(), then cxi frees
  * the MD (and at LNI teardown its AC, whose ac_mutex the callback takes);
  * the model keeps it and counts a callback still running at that point.
- * Where put_pages() does not wait for a running callback, the MD is freed
- * only after amdkfd_rdma_synchronize() (amd_rdma.h, put_pages()).
+ * Where put_pages() does not wait for a running callback, the model frees
+ * the MD only after amdkfd_rdma_synchronize() (amd_rdma.h, put_pages()),
+ * on cxi's behalf: published cxi frees it right after the put (here, in
+ * cass_md_list_free(), ct_wb_unmap() and its CQ paths alike), and its
+ * callback, running on another thread, may then use freed memory.
  */
 static void cxi_unmap_locked(struct cxi_md *md)
 {
@@ -1527,14 +1559,26 @@ static void cxi_free_and_reuse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&b.bo->pinned), 0);
 }
 
+/* The peer memory manager's clock in the cxi cases: moved by the test */
+static u64 cxi_clock_ns;
+
+static u64 cxi_clock(struct amdgpu_peer_mgr *mgr)
+{
+	return READ_ONCE(cxi_clock_ns);
+}
+
 /*
- * cxi never puts after the callback: every MD whose buffer the
- * application freed leaves a tombstone, which amdgpu keeps until it is
- * put. At rdma_max_tombstones of them on its NIC (4 here), cxi's next
- * get_pages() fails with -ENOSPC, and so does its map (cxi_map() returns
- * the error to its caller): that NIC maps no more GPU memory. A cxi with
- * the one-line change (put whether or not the callback ran) leaves no
- * tombstone and maps on as long as the application wants.
+ * cxi as published never puts after the callback, as ROCK's contract had
+ * it (the registration was freed when the callback returned): every MD
+ * whose buffer the application freed leaves a tombstone. Under a bound of
+ * 4 per NIC and a minimum age of 1 s, with a map and a free each second,
+ * it maps on without an error, 10 times, while its tombstones never
+ * exceed the bound: each get past the bound frees the oldest one. Then a
+ * burst, 5 maps and frees within one second: the fifth map fails with
+ * -EAGAIN (cxi_map() returns get_pages()' error), and works again once the
+ * oldest tombstone of the burst is a second old. A cxi that puts whether
+ * or not the callback ran, at once (its unmap right after the free, within
+ * the second), leaves no tombstone and is never refused, burst or not.
  */
 static void cxi_never_puts_bounded_on(struct kunit *test, bool puts_after_cb)
 {
@@ -1543,31 +1587,38 @@ static void cxi_never_puts_bounded_on(struct kunit *test, bool puts_after_cb)
 	const unsigned int bound = 4, rounds = 10;
 	struct app_buf buf = {};
 	struct cxi_md *md;
-	int regs, tombs, refused, ret;
+	int regs, tombs, refused, reclaimed, ret;
 	unsigned int i, mapped = 0;
 
 	md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, md);
 	/* The NIC is this test's: no tombstone of it yet */
 	amdkfd_rdma_synchronize();
+	cxi_clock_ns = 1000 * NSEC_PER_SEC;
+	mgr->now = cxi_clock;
 	mgr->max_tombstones = bound;
+	mgr->tombstone_min_ns = NSEC_PER_SEC;
 	regs = atomic_read(&mgr->stats.regs);
 	tombs = atomic_read(&mgr->stats.tombstones);
 	refused = atomic_read(&mgr->stats.refused);
-	for (i = 0; i < rounds; i++) {
+	reclaimed = atomic_read(&mgr->stats.reclaimed);
+	/* rounds one second apart, then a burst of bound + 1 within one */
+	for (i = 0; i < rounds + bound + 1; i++) {
 		app_malloc(test, f, &buf, CXI_VA, SZ_2M, 1, false);
 		md->puts_after_cb = puts_after_cb;
 		ret = cxi_map(f, md, buf.va, SZ_2M);
-		if (!puts_after_cb && i >= bound) {
-			/* The bound: refused, nothing pinned or kept */
-			KUNIT_EXPECT_EQ(test, ret, -ENOSPC);
+		if (!puts_after_cb && i == rounds + bound) {
+			/* The burst's fifth: refused, nothing pinned or kept */
+			KUNIT_EXPECT_EQ(test, ret, -EAGAIN);
 			KUNIT_EXPECT_NULL(test, md->p2p_info);
 			KUNIT_EXPECT_EQ(test, atomic_read(&buf.bo->pinned), 0);
 			put_pid(md->pid);	/* the model puts what cxi leaks */
 			md->pid = NULL;
 			mutex_destroy(&md->ac_mutex);
-			app_free(f, &buf);
-			continue;
+			/* A second after the burst's first callback */
+			WRITE_ONCE(cxi_clock_ns, cxi_clock_ns + NSEC_PER_SEC);
+			md->puts_after_cb = puts_after_cb;
+			ret = cxi_map(f, md, buf.va, SZ_2M);
 		}
 		KUNIT_ASSERT_EQ(test, ret, 0);
 		mapped++;
@@ -1575,23 +1626,31 @@ static void cxi_never_puts_bounded_on(struct kunit *test, bool puts_after_cb)
 		app_free(f, &buf);
 		KUNIT_EXPECT_TRUE(test, READ_ONCE(md->cleanup_done));
 		cxi_unmap(md);
+		KUNIT_EXPECT_LE(test, atomic_read(&mgr->stats.tombstones),
+				tombs + (int)bound);
+		if (i < rounds)
+			WRITE_ONCE(cxi_clock_ns, cxi_clock_ns + NSEC_PER_SEC);
 	}
 	amdkfd_rdma_synchronize();
+	KUNIT_EXPECT_EQ(test, mapped, rounds + bound + 1);
 	if (puts_after_cb) {
-		KUNIT_EXPECT_EQ(test, mapped, rounds);
 		KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.tombstones),
 				tombs);
 		KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.regs), regs);
 		KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.refused),
 				refused);
+		KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.reclaimed),
+				reclaimed);
 	} else {
-		KUNIT_EXPECT_EQ(test, mapped, bound);
 		KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.tombstones),
 				tombs + (int)bound);
 		KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.regs),
 				regs + (int)bound);
 		KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.refused),
-				refused + (int)(rounds - bound));
+				refused + 1);
+		/* every map past the fourth freed one tombstone */
+		KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.reclaimed),
+				reclaimed + (int)(rounds + 1));
 	}
 }
 
@@ -1603,6 +1662,37 @@ static void cxi_never_puts_bounded(struct kunit *test)
 static void cxi_puts_after_callback_unbounded(struct kunit *test)
 {
 	cxi_never_puts_bounded_on(test, true);
+}
+
+/*
+ * A map whose mirroring fails (the model's ATU is full: a 1 MiB buffer at
+ * an address not 2 MiB aligned takes 256 entries of 4 KiB): cxi_map()
+ * clears what it mirrored and puts the registration (cass_atu.c, its
+ * put_device_pages label), so nothing stays registered, pinned or mapped.
+ */
+static void cxi_map_mirror_fails_puts(struct kunit *test)
+{
+	struct rdma_fake *f = rdma_fake_init(test);
+	struct amdgpu_peer_mgr *mgr = amdgpu_rdma_test_mgr();
+	struct app_buf a = {};
+	struct cxi_md *md;
+	int regs, tombs;
+
+	md = kunit_kzalloc(test, sizeof(*md), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, md);
+	amdkfd_rdma_synchronize();
+	regs = atomic_read(&mgr->stats.regs);
+	tombs = atomic_read(&mgr->stats.tombstones);
+	app_malloc(test, f, &a, CXI_VA + SZ_64K, SZ_1M, 1, false);
+	KUNIT_EXPECT_EQ(test, cxi_map(f, md, a.va, SZ_1M), -ENOSPC);
+	/* Nothing mirrored is left (the model's MD is freed: no lock) */
+	KUNIT_EXPECT_EQ(test, md->nptes, 0U);
+	KUNIT_EXPECT_NULL(test, md->p2p_info);
+	KUNIT_EXPECT_EQ(test, md->synced_before_free, md->put_waits ? 0U : 1U);
+	amdkfd_rdma_synchronize();
+	KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.regs), regs);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mgr->stats.tombstones), tombs);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a.bo->pinned), 0);
 }
 
 /*
@@ -1783,6 +1873,7 @@ static struct kunit_case rdma_clients_cases[] = {
 	KUNIT_CASE(cxi_free_and_reuse),
 	KUNIT_CASE(cxi_never_puts_bounded),
 	KUNIT_CASE(cxi_puts_after_callback_unbounded),
+	KUNIT_CASE(cxi_map_mirror_fails_puts),
 	KUNIT_CASE_PARAM(cxi_map_retry_window, cxi_window_gen_params),
 	KUNIT_CASE(cxi_exit_put_races_callback),
 	{}

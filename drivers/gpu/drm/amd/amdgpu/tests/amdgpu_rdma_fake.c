@@ -264,6 +264,8 @@ static void rdma_fake_release(void *data)
 	mgr->ops = f->saved_pin_ops;
 	mgr->no_backstop = false;
 	mgr->max_tombstones = f->saved_max_tombstones;
+	mgr->tombstone_min_ns = f->saved_tombstone_min_ns;
+	mgr->now = f->saved_now;
 	rdma_fake_current = NULL;
 	/* Only the fake's own reference on the process is left. */
 	KUNIT_EXPECT_EQ(f->test, kref_read(&f->p->ref), 1);
@@ -480,6 +482,8 @@ static struct rdma_fake *rdma_fake_init_backend(struct kunit *test,
 	mgr = amdgpu_rdma_test_mgr();
 	f->saved_pin_ops = mgr->ops;
 	f->saved_max_tombstones = mgr->max_tombstones;
+	f->saved_tombstone_min_ns = mgr->tombstone_min_ns;
+	f->saved_now = mgr->now;
 	mgr->ops = real ? &rdma_fake_real_pin_ops : &rdma_fake_pin_ops;
 	rdma_fake_current = f;
 	kunit_activate_static_stub(test, amdgpu_rdma_process_get,

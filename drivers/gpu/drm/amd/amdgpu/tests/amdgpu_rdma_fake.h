@@ -21,6 +21,7 @@
 #include "kfd_priv.h"
 
 struct amd_rdma_interface;
+struct amdgpu_peer_mgr;
 struct kunit;
 
 /*
@@ -118,6 +119,8 @@ struct rdma_fake {
 	const struct amd_rdma_interface *ops;
 	const struct amdgpu_peer_pin_ops *saved_pin_ops;
 	unsigned int saved_max_tombstones;
+	u64 saved_tombstone_min_ns;
+	u64 (*saved_now)(struct amdgpu_peer_mgr *mgr);
 	struct drm_exec exec;
 	struct rdma_fake_bo *bos[RDMA_FAKE_MAX_BOS];
 	unsigned int nbos;
