@@ -73,6 +73,8 @@ struct peer_test_pool {
 	u8 (*mem)[PEER_POOL_SLOT];
 	int free[PEER_POOL_SLOTS];	/* free slots, the next one last */
 	int nfree;
+	/* a freed slot goes to the back: handed out after all the others */
+	bool fifo;
 };
 
 struct peer_test_walk;
@@ -268,7 +270,14 @@ static void peer_test_reg_free(struct amdgpu_peer_mgr *mgr, void *mem)
 	/* Poisoned: a registration used after its free reads garbage */
 	memset(mem, 0x6b, PEER_POOL_SLOT);
 	spin_lock_irqsave(&pool->lock, flags);
-	pool->free[pool->nfree++] = slot;
+	if (pool->fifo) {
+		memmove(&pool->free[1], &pool->free[0],
+			pool->nfree * sizeof(pool->free[0]));
+		pool->free[0] = slot;
+		pool->nfree++;
+	} else {
+		pool->free[pool->nfree++] = slot;
+	}
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
@@ -2016,22 +2025,30 @@ static void peer_tombstones_bounded(struct kunit *test)
 
 /*
  * Past the minimum age the bound makes room: a client with two tombstones,
- * made 600 ms apart, at a bound of two. 1 s after the first callback, a
- * get frees that tombstone (the oldest, old enough) and succeeds; the
- * younger one stays, and so does another client's older one. The new
- * registration lands at the address of the freed one (the slab would do
- * that too): a put of the freed one, which the contract forbids this
- * late, would release the new one, and that is what happens.
+ * made 600 ms apart, at a bound of two, and another client's older one.
+ * 1 ns short of a second after the first callback, a get is refused and
+ * frees nothing; at the second it frees that tombstone (the oldest, old
+ * enough) and succeeds; the younger one stays, and so does the other
+ * client's older one. Here a freed slot goes to the back of the pool, so
+ * the new registration lands elsewhere and the freed memory stays
+ * poisoned: the late put of the freed tombstone finds nothing (the core
+ * unhashed it before freeing it), returns 0 and releases nothing, and
+ * every registration left keeps its table and DMA addresses. Where the
+ * allocator hands that memory to a new registration first, as a slab
+ * cache may, the same put would release the new one: a put this long
+ * after the callback is a client bug (amd_rdma.h, put_pages()), which no
+ * case here treats as safe.
  */
 static void peer_tombstone_reclaimed_past_window(struct kunit *test)
 {
 	struct peer_test_ctx *ctx = test->priv;
 	struct peer_test_client c[2] = {}, other = {}, fresh = {};
-	struct amd_p2p_info *reaped, *stale;
-	struct peer_test_seen young, others;
-	int regs, tombs;
+	struct peer_test_seen old, young, others, new;
+	struct amd_p2p_info *poison = ERR_PTR(-EBADF), *reaped, *stale;
+	int regs, tombs, unknown;
 
 	peer_test_use_pool(ctx);
+	ctx->pool.fifo = true;
 	peer_test_clock(ctx, 2, NSEC_PER_SEC);
 	/* Another client's tombstone, older than all */
 	KUNIT_ASSERT_EQ(test, peer_test_get_dev(ctx, 3, 0, PAGE_SIZE,
@@ -2049,13 +2066,17 @@ static void peer_tombstone_reclaimed_past_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, peer_test_unmap(ctx, 1), 1U);
 	peer_test_remap(ctx, 1);
 	reaped = c[0].info;
+	peer_test_look(ctx, c[0].info, &old);
 	peer_test_look(ctx, c[1].info, &young);
 	peer_test_look(ctx, other.info, &others);
 
-	/* 1 ns short of the minimum age: refused */
+	/* 1 ns short of the minimum age: refused, the oldest kept */
 	peer_test_tick(ctx, 400 * NSEC_PER_MSEC - 1);
+	fresh.info = poison;
 	KUNIT_EXPECT_EQ(test, peer_test_get(ctx, 2, &fresh), -EAGAIN);
+	KUNIT_EXPECT_PTR_EQ(test, fresh.info, poison);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.reclaimed), 0);
+	peer_test_expect_same(test, ctx, &old);
 
 	/* At the minimum age: the oldest goes, and the get succeeds */
 	peer_test_tick(ctx, 1);
@@ -2065,25 +2086,38 @@ static void peer_tombstone_reclaimed_past_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.reclaimed), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.tombstones),
 			tombs - 1);
+	/* one freed, one made */
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), regs);
+	KUNIT_ASSERT_PTR_NE(test, fresh.info, reaped);
 	KUNIT_EXPECT_EQ(test, sg_dma_address(fresh.info->pages->sgl),
 			ctx->bo[2].dma_base);
-	KUNIT_EXPECT_FALSE(test, amdgpu_peer_retry(&ctx->mgr, fresh.info));
+	peer_test_look(ctx, fresh.info, &new);
+	KUNIT_EXPECT_FALSE(test, new.retry);
 	peer_test_expect_same(test, ctx, &young);
 	peer_test_expect_same(test, ctx, &others);
-	KUNIT_EXPECT_PTR_EQ(test, fresh.info, reaped);
 
-	/* The put the contract forbids this late hits the new one */
+	/* The late put of the freed one: 0, and nothing released */
+	unknown = atomic_read(&ctx->mgr.stats.unknown_puts);
 	stale = reaped;
 	KUNIT_EXPECT_EQ(test, peer_test_put(&stale), 0);
+	KUNIT_EXPECT_NULL(test, stale);
 	amdgpu_peer_mgr_synchronize(&ctx->mgr);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[2].pinned), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), regs - 1);
-	fresh.info = NULL;
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unknown_puts),
+			unknown + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), regs);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.tombstones),
+			tombs - 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[2].pinned), 1);
+	peer_test_expect_same(test, ctx, &new);
+	peer_test_expect_same(test, ctx, &young);
+	peer_test_expect_same(test, ctx, &others);
 
+	KUNIT_EXPECT_EQ(test, peer_test_put(&fresh.info), 0);
 	KUNIT_EXPECT_EQ(test, peer_test_put(&c[1].info), 0);
 	KUNIT_EXPECT_EQ(test, peer_test_put(&other.info), 0);
 	amdgpu_peer_mgr_synchronize(&ctx->mgr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.unknown_puts),
+			unknown + 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mgr.stats.regs), 0);
 }
 
