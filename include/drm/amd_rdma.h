@@ -53,11 +53,11 @@ struct sg_table;
  *     changed too: ROCK's implementation (kfd_rdma.c) freed it as soon
  *     as its free callback returned, and documented so at get_pages(), so
  *     a put after the callback was a use after free there, and its
- *     clients make none on purpose. The callback
- *     still ends the registration for a client that does not put it
- *     afterwards; but the registration now stays readable for a while, and
- *     a put within amdgpu.rdma_tombstone_min_ms of the callback's return
- *     releases it and no other (see put_pages()).
+ *     clients make none on purpose. The callback still ends the
+ *     registration for a client that does not put it afterwards; but the
+ *     registration now stays readable for a while, and a put within
+ *     amdgpu.rdma_tombstone_min_ms of the callback's return releases it
+ *     and no other (see put_pages()).
  * 2.2 amdkfd_rdma_retry() added (%AMD_RDMA_CAP_RETRY). Nothing else
  *     changed.
  */

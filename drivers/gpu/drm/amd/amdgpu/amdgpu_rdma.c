@@ -93,7 +93,7 @@ static unsigned int amdgpu_rdma_max_tombstones = 16384;
 module_param_named(rdma_max_tombstones, amdgpu_rdma_max_tombstones, uint,
 		   0444);
 MODULE_PARM_DESC(rdma_max_tombstones,
-		 "Registrations per RDMA device whose free callback ran and that it did not put, kept until put; past that many, a get with a free callback frees the oldest one at least rdma_tombstone_min_ms old, or fails with -EAGAIN if none is (0 = no limit: kept until put)");
+		 "Registrations per RDMA device whose free callback ran and that it did not put, each kept at least rdma_tombstone_min_ms; past that many, a get with a free callback frees the oldest ones that old, or fails with -EAGAIN if none is (0 = no limit: kept until put)");
 
 static unsigned int amdgpu_rdma_tombstone_min_ms = 1000;
 module_param_named(rdma_tombstone_min_ms, amdgpu_rdma_tombstone_min_ms, uint,
