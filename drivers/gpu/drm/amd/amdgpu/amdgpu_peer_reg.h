@@ -294,7 +294,8 @@ struct amdgpu_peer_dev {
  * registrations are keyed by the GPU page range of the VM mapping they were
  * found through, and detached when that mapping goes. Only live and dying
  * registrations point to their owner, so the owner can go with its VM while
- * persistent registrations and tombstones stay until they are put.
+ * persistent registrations and tombstones stay until they are put (or, for
+ * a tombstone of a callback, freed under its client's bound).
  */
 struct amdgpu_peer_owner {
 	/** @mgr: the manager. */
