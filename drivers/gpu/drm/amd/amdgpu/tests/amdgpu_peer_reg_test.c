@@ -337,11 +337,20 @@ static u64 peer_test_last(struct peer_test_ctx *ctx, unsigned int i)
 	return i * 1000 + (ctx->bo[i].size >> PAGE_SHIFT) - 1;
 }
 
+/*
+ * Set from the suite's exit on: a case's clients may have lived on its
+ * stack, and a case that stopped at a failed assertion leaves their
+ * registrations to the exit's teardown, whose callbacks must then not
+ * reach them (a clean failure, not a write into a dead stack).
+ */
+static bool peer_test_exiting;
+
 static int peer_test_init(struct kunit *test)
 {
 	struct peer_test_ctx *ctx;
 	int i;
 
+	WRITE_ONCE(peer_test_exiting, false);
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	ctx->test = test;
@@ -381,6 +390,7 @@ static void peer_test_exit(struct kunit *test)
 	struct peer_test_ctx *ctx = test->priv;
 	int i;
 
+	WRITE_ONCE(peer_test_exiting, true);
 	peer_test_owner_fini(ctx);
 	/* The GPU goes: ends what the test left pinned. */
 	amdgpu_peer_dev_revoke(&ctx->gpu);
@@ -425,10 +435,13 @@ static void peer_test_unlock(struct peer_test_ctx *ctx)
 static void peer_test_cb(void *priv)
 {
 	struct peer_test_client *c = priv;
-	struct peer_test_ctx *ctx = c->ctx;
+	struct peer_test_ctx *ctx;
 	struct amd_p2p_info *info;
 
 	might_sleep();
+	if (READ_ONCE(peer_test_exiting))
+		return;
+	ctx = c->ctx;
 	if (c->gate)
 		wait_for_completion(c->gate);
 	/*
