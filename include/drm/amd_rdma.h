@@ -227,7 +227,7 @@ struct amd_rdma_interface {
 	 * ROCK-Kernel-Driver did: such a client need not put it, and must
 	 * not touch its &struct amd_p2p_info after the time said below. A
 	 * client may still put after the callback (a put that raced the
-	 * callback, say), but only within amdgpu.rdma_tombstone_min_ms (1000
+	 * callback, say), but only within amdgpu.rdma_tombstone_min_ms (10000
 	 * by default) of the callback's return: until then amdgpu keeps the
 	 * registration, readable, and the put releases it and no other.
 	 * Later amdgpu may have freed it (below), and a new registration may

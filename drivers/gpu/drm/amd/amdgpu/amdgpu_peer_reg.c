@@ -75,15 +75,19 @@
  * are at least &amdgpu_peer_mgr.tombstone_min_ns old, as many as it needs
  * to be below the bound (at most %AMDGPU_PEER_BATCH); only if none is that
  * old is the get refused, with -EAGAIN, which clears by itself within that
- * time. No churn, by any user, frees a tombstone younger than that, the
- * memory a client's tombstones take is bounded, and a client that never
- * puts after the callback keeps working. Persistent gets make no tombstones
- * and are never refused; a put of a tombstone makes room at once. A
- * persistent registration ended by a device revocation becomes a tombstone
- * too, but its client was never told (no callback): it may put it at any
- * time, so it is not on the client's list, never freed before its put, and
- * not counted against the bound (there are at most as many as the device
- * had when it went).
+ * time. No churn, by any user, frees a tombstone younger than that, and a
+ * client that never puts after the callback keeps working. Gets enforce
+ * the bound, callbacks do not: after a burst of callbacks a client is
+ * above it until its next gets free the excess, and the tombstones of a
+ * client that makes no more gets stay until put or the manager's
+ * teardown. A put later than that is a client bug: the allocator usually
+ * gives the freed memory to the next registration at once. Persistent
+ * gets make no tombstones and are never refused; a put of a tombstone
+ * makes room at once. A persistent registration ended by a device
+ * revocation becomes a tombstone too, but its client was never told (no
+ * callback): it may put it at any time, so it is not on the client's
+ * list, never freed before its put, and not counted against the bound
+ * (there are at most as many as the device had when it went).
  *
  * - RELEASED: put. The sleeping part of the release runs on the manager's
  *   workqueue, so amdgpu_peer_put() blocks only for a callback running on

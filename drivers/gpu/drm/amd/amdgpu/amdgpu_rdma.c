@@ -95,11 +95,11 @@ module_param_named(rdma_max_tombstones, amdgpu_rdma_max_tombstones, uint,
 MODULE_PARM_DESC(rdma_max_tombstones,
 		 "Registrations per RDMA device whose free callback ran and that it did not put, each kept at least rdma_tombstone_min_ms; past that many, a get with a free callback frees the oldest ones that old, or fails with -EAGAIN if none is (0 = no limit: kept until put)");
 
-static unsigned int amdgpu_rdma_tombstone_min_ms = 1000;
+static unsigned int amdgpu_rdma_tombstone_min_ms = 10000;
 module_param_named(rdma_tombstone_min_ms, amdgpu_rdma_tombstone_min_ms, uint,
 		   0444);
 MODULE_PARM_DESC(rdma_tombstone_min_ms,
-		 "Time after its free callback returned during which a registration not put is kept whatever rdma_max_tombstones says, so that an RDMA device's put in that time releases it and no other registration, in ms (default 1000)");
+		 "Time after its free callback returned during which a registration not put is kept whatever rdma_max_tombstones says, so that an RDMA device's put in that time releases it and no other registration, in ms (default 10000)");
 
 static struct amdgpu_peer_mgr amdgpu_rdma_mgr;
 static bool amdgpu_rdma_ready;
