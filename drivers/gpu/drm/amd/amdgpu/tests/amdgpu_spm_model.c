@@ -515,13 +515,9 @@ static void spm_model_flush_tlb(struct amdgpu_device *adev, u32 vmid,
 	unsigned long flags;
 
 	if (hold) {
-		unsigned long end = jiffies + 10 * HZ;
-
 		/* Until the reset the test starts now waits for the semaphore */
 		complete(hold);
-		while (!rwsem_is_contended(sem) && time_before(jiffies, end))
-			usleep_range(100, 200);
-		KUNIT_EXPECT_TRUE(m->test, rwsem_is_contended(sem));
+		KUNIT_EXPECT_TRUE(m->test, amdgpu_kunit_poll(rwsem_is_contended(sem)));
 	}
 	if (vmhub >= AMDGPU_SPM_MAX_XCC)
 		return;

@@ -535,7 +535,8 @@ static void spm_vmid_release_flush_skipped(struct kunit *test)
 	struct task_struct *t;
 	u64 before[AMDGPU_SPM_MAX_XCC];
 
-	rt = kunit_kzalloc(test, sizeof(*rt), GFP_KERNEL);
+	/* Not the test's: a resetter stuck past the case may still use it */
+	rt = kzalloc(sizeof(*rt), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rt);
 	rt->adev = adev;
 	init_completion(&rt->go);
@@ -551,6 +552,8 @@ static void spm_vmid_release_flush_skipped(struct kunit *test)
 	}
 	e->m->kiq = true;
 	t = kthread_run(vmid_resetter_fn, rt, "spm-test-reset");
+	if (IS_ERR(t))
+		kfree(rt);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	WRITE_ONCE(e->m->flush_hold, &rt->go);
 
@@ -559,7 +562,9 @@ static void spm_vmid_release_flush_skipped(struct kunit *test)
 		KUNIT_FAIL(test, "release flushed no TLB");
 		complete(&rt->go);
 	}
-	wait_for_completion(&rt->done);
+	/* Leaked if the reset never ends: it still points at @rt */
+	KUNIT_ASSERT_TRUE_MSG(test, amdgpu_kunit_wait(&rt->done), "the reset never ended");
+	kfree(rt);
 	KUNIT_EXPECT_GT(test, e->m->kiq_skipped, 0);
 	KUNIT_EXPECT_EQ(test, e->m->free_violations, 0);
 	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
