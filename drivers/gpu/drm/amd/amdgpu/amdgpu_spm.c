@@ -106,6 +106,15 @@ module_param_named(spm_paranoid, amdgpu_spm_paranoid, int, 0644);
 MODULE_PARM_DESC(spm_paranoid,
 		 "SPM profiling: 1 = only CAP_PERFMON or CAP_SYS_ADMIN may acquire SPM (default), 0 = any user with access to the render node");
 
+/*
+ * How long release waits for the worker to give the hardware back: a
+ * reset normally ends well within amdgpu's default job timeout (10 s),
+ * after which the worker reaches the hardware again; a resume that failed
+ * leaves the device suspended for good (amdgpu_device_resume() returns
+ * before it clears in_suspend), and then release gives up and leaks
+ */
+unsigned int amdgpu_spm_release_ms = 10000;
+
 unsigned int amdgpu_spm_ring_size = SZ_4M;
 module_param_named(spm_ring_size, amdgpu_spm_ring_size, uint, 0444);
 MODULE_PARM_DESC(spm_ring_size,
@@ -186,6 +195,8 @@ struct amdgpu_spm_xcc {
  * @stats: counters, see &struct amdgpu_spm_stats.
  * @pt: the SPM VMID's page table of this acquisition: its rings, while the
  *	hardware is programmed; written by the worker.
+ * @leak: on &amdgpu_spm.leaked once release gave up waiting for the
+ *	hardware.
  * @num_xcc: entries of @xcc.
  * @xcc: per-XCC state, in ascending logical XCC order.
  */
@@ -216,6 +227,7 @@ struct amdgpu_spm_session {
 	struct amdgpu_spm_pace pace;
 	struct amdgpu_spm_stats stats;
 	struct amdgpu_spm_pt pt;
+	struct list_head leak;
 	unsigned int num_xcc;
 	struct amdgpu_spm_xcc xcc[] __counted_by(num_xcc);
 };
@@ -614,12 +626,15 @@ static void spm_mark_loss(struct amdgpu_spm_session *s)
  * Program every XCC: stopped, its ring mapped in the acquisition's page
  * table of the SPM VMID, the VMID's context on that table (flushed), the
  * ring, then SPM_VMID, which was parked at the same VMID. The table is
- * cleared first: after a VRAM loss it holds anything.
+ * cleared first: after a VRAM loss it holds anything. Returns false if a
+ * TLB flush may not have happened (a reset was pending): the hardware is
+ * then marked lost, and the worker's next pass programs it all again.
  */
-static void spm_hw_program(struct amdgpu_spm_session *s)
+static bool spm_hw_program(struct amdgpu_spm_session *s)
 {
 	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
 	struct amdgpu_device *adev = s->mgr->adev;
+	bool flushed = true;
 	unsigned int i;
 
 	amdgpu_spm_pt_clear(adev, &s->pt);
@@ -629,13 +644,15 @@ static void spm_hw_program(struct amdgpu_spm_session *s)
 		/* Stop whatever runs before the table and ring change */
 		funcs->stop(adev, x->xcc);
 		amdgpu_spm_pt_map(adev, &s->pt, i, &x->ring);
-		amdgpu_spm_vmid_use(adev, x->xcc, &s->pt);
+		if (!amdgpu_spm_vmid_use(adev, x->xcc, &s->pt))
+			flushed = false;
 		funcs->set_ring(adev, x->xcc, x->va,
 				x->cur.size + AMDGPU_SPM_RING_HDR_SIZE);
 		funcs->set_vmid(adev, x->xcc, adev->spm.vmid);
 	}
 	s->hw_gen = atomic_read(&adev->spm.hw_gen);
-	s->hw = AMDGPU_SPM_HW_PROGRAMMED;
+	s->hw = flushed ? AMDGPU_SPM_HW_PROGRAMMED : AMDGPU_SPM_HW_LOST;
+	return flushed;
 }
 
 static void spm_hw_start(struct amdgpu_spm_session *s)
@@ -668,22 +685,29 @@ static void spm_hw_stop(struct amdgpu_spm_session *s)
  * the rings and the acquisition's table, which are freed next (parked on
  * the device's table, not on an emptied own one: after a partition switch
  * an XCC parked there would reach the partition's next rings); SPM_VMID
- * (still) the SPM VMID; no ring.
+ * (still) the SPM VMID; no ring. Only a release whose every flush is
+ * known done makes the rings unreachable: if a reset was pending during
+ * one, the hub may still hold their translations, so the hardware is
+ * marked lost, not given back, and the worker's next pass releases it
+ * again; release waits for that.
  */
-static void spm_hw_release(struct amdgpu_spm_session *s)
+static bool spm_hw_release(struct amdgpu_spm_session *s)
 {
 	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
 	struct amdgpu_device *adev = s->mgr->adev;
+	bool flushed = true;
 	unsigned int i;
 
 	for (i = 0; i < s->num_xcc; i++)
 		funcs->stop(adev, s->xcc[i].xcc);
 	for (i = 0; i < s->num_xcc; i++) {
-		amdgpu_spm_vmid_use(adev, s->xcc[i].xcc, &adev->spm.park);
+		if (!amdgpu_spm_vmid_use(adev, s->xcc[i].xcc, &adev->spm.park))
+			flushed = false;
 		funcs->set_vmid(adev, s->xcc[i].xcc, adev->spm.vmid);
 		funcs->set_ring(adev, s->xcc[i].xcc, 0, 0);
 	}
-	s->hw = AMDGPU_SPM_HW_NONE;
+	s->hw = flushed ? AMDGPU_SPM_HW_NONE : AMDGPU_SPM_HW_LOST;
+	return flushed;
 }
 
 /*
@@ -724,7 +748,7 @@ static bool spm_hw_step_locked(struct amdgpu_spm_session *s)
 {
 	const struct amdgpu_spm_funcs *funcs = spm_funcs(s);
 	struct amdgpu_device *adev = s->mgr->adev;
-	bool programmed = false, intact = true;
+	bool programmed = false, intact = true, reached = true;
 	unsigned int i;
 	int idx, r;
 	u64 now;
@@ -752,11 +776,15 @@ static bool spm_hw_step_locked(struct amdgpu_spm_session *s)
 
 	if (s->want == AMDGPU_SPM_HW_NONE) {
 		/* Also after a reset: only this makes freeing the rings safe */
-		spm_hw_release(s);
+		reached = spm_hw_release(s);
 		goto out;
 	}
 	if (s->hw == AMDGPU_SPM_HW_NONE || s->hw == AMDGPU_SPM_HW_LOST) {
-		spm_hw_program(s);
+		if (!spm_hw_program(s)) {
+			/* Not started on a TLB that may hold the old table */
+			reached = false;
+			goto out;
+		}
 		programmed = true;
 	}
 	if (s->want == AMDGPU_SPM_HW_RUNNING && s->hw == AMDGPU_SPM_HW_PROGRAMMED)
@@ -780,7 +808,7 @@ static bool spm_hw_step_locked(struct amdgpu_spm_session *s)
 	}
 out:
 	spm_hw_exit(adev, idx);
-	return true;
+	return reached;
 }
 
 /* ---- the worker: buffers ---- */
@@ -1156,11 +1184,64 @@ out_unlock:
 	return r;
 }
 
+/* What is left of a session once its worker is stopped and its memory free */
+static void spm_session_free(struct amdgpu_spm_session *s)
+{
+	mutex_destroy(&s->drain_lock);
+	mutex_destroy(&s->buf_lock);
+	kfree(s);
+}
+
+/*
+ * Release could not give the hardware back: the RLC of @s's XCCs may still
+ * write the rings through the acquisition's table, so neither is freed
+ * until amdgpu_spm_free_leaked(), at sw_fini
+ */
+static void spm_leak(struct amdgpu_spm_session *s)
+{
+	struct amdgpu_device *adev = s->mgr->adev;
+
+	spin_lock_irq(&adev->spm.arb_lock);
+	list_add_tail(&s->leak, &adev->spm.leaked);
+	adev->spm.nleaked++;
+	spin_unlock_irq(&adev->spm.arb_lock);
+	dev_warn(adev->dev,
+		 "SPM: partition %u: hardware not reached in %u ms at release; its rings (%u x %u bytes) stay allocated until the driver unloads\n",
+		 s->mgr->xcp_id, amdgpu_spm_release_ms, s->num_xcc,
+		 s->num_xcc ? s->xcc[0].ring.size : 0);
+}
+
+/**
+ * amdgpu_spm_free_leaked - free what releases that timed out kept
+ * @adev: the device
+ *
+ * Called by amdgpu_spm_vmid_fini() at the gfx IP's sw_fini: hw_fini has
+ * stopped the RLC and the GMC's hw_fini has disabled the VM contexts, so
+ * the RLC reaches nothing through the SPM VMID any more.
+ */
+void amdgpu_spm_free_leaked(struct amdgpu_device *adev)
+{
+	struct amdgpu_spm_session *s, *tmp;
+	LIST_HEAD(list);
+
+	if (!adev->spm.funcs)
+		return;
+	spin_lock_irq(&adev->spm.arb_lock);
+	list_splice_init(&adev->spm.leaked, &list);
+	spin_unlock_irq(&adev->spm.arb_lock);
+	list_for_each_entry_safe(s, tmp, &list, leak) {
+		list_del(&s->leak);
+		spm_free_rings(s, s->num_xcc);
+		spm_session_free(s);
+	}
+}
+
 /* End the acquisition of @mgr; called with mgr->lock held */
 static void spm_release_locked(struct amdgpu_spm_mgr *mgr)
 {
 	struct amdgpu_spm_session *s = mgr->sess;
 	struct amdgpu_device *adev = mgr->adev;
+	bool leak;
 
 	lockdep_assert_held(&mgr->lock);
 
@@ -1174,31 +1255,43 @@ static void spm_release_locked(struct amdgpu_spm_mgr *mgr)
 	/*
 	 * The worker gives the hardware back. While a reset runs it cannot;
 	 * the reset resets the RLC, and the worker sees that afterwards. The
-	 * rings are freed only once the RLC cannot write to them.
+	 * rings are freed only once the RLC cannot write to them. A device
+	 * whose resume failed stays suspended and the worker never reaches
+	 * it: after amdgpu_spm_release_ms release ends anyway and leaks the
+	 * rings and the table rather than free memory the GPU may write.
 	 */
 	mutex_lock(&s->drain_lock);
 	s->want = AMDGPU_SPM_HW_NONE;
 	mutex_unlock(&s->drain_lock);
 	queue_work(adev->spm.wq, &s->work);
-	wait_event(s->wq, READ_ONCE(s->hw) == AMDGPU_SPM_HW_NONE);
+	wait_event_timeout(s->wq, READ_ONCE(s->hw) == AMDGPU_SPM_HW_NONE,
+			   msecs_to_jiffies(amdgpu_spm_release_ms));
 
 	mutex_lock(&s->drain_lock);
 	s->quit = true;
 	mutex_unlock(&s->drain_lock);
 	hrtimer_cancel(&s->timer);
 	cancel_work_sync(&s->work);
+	/* The worker is stopped: what it reached last is final */
+	leak = s->hw != AMDGPU_SPM_HW_NONE;
 
+	/*
+	 * The XCCs go back even when leaking: whatever programs them next
+	 * (an ACQUIRE, RLC resume) points their context elsewhere, flushed
+	 */
 	spm_unclaim_xccs(s);
-	spm_free_rings(s, s->num_xcc);
 	amdgpu_spm_pins_fini(&s->pins);
 	spm_rpm_put(adev);
 
 	mgr->sess = NULL;
 	WRITE_ONCE(mgr->owner, NULL);
 	spm_end_acquire(adev);
-	mutex_destroy(&s->drain_lock);
-	mutex_destroy(&s->buf_lock);
-	kfree(s);
+	if (leak) {
+		spm_leak(s);
+		return;
+	}
+	spm_free_rings(s, s->num_xcc);
+	spm_session_free(s);
 }
 
 /* Take a reference on the session of @mgr for a call through @filp */
@@ -1599,6 +1692,8 @@ int amdgpu_spm_init(struct amdgpu_device *adev,
 
 	spin_lock_init(&adev->spm.arb_lock);
 	mutex_init(&adev->spm.gfx_vmid_lock);
+	INIT_LIST_HEAD(&adev->spm.leaked);
+	adev->spm.nleaked = 0;
 	adev->spm.dead = false;
 	atomic_set(&adev->spm.acquiring, 0);
 	atomic_set(&adev->spm.hw_gen, 0);

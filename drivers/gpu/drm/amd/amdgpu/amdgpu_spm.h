@@ -25,6 +25,7 @@
 #define __AMDGPU_SPM_H__
 
 #include <linux/fs.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
@@ -174,6 +175,13 @@ struct amdgpu_spm_mgr {
  * @vmid: the SPM VMID (amdgpu_spm_vmid.c), 0 until it is chosen.
  * @park: the table with no valid PTE that parked contexts point at, from
  *	the gfx IP's sw_init to its sw_fini.
+ * @leaked: acquisitions whose release could not give the hardware back in
+ *	%amdgpu_spm_release_ms (a resume that failed leaves the device
+ *	suspended; a reset that never ends): their rings and page table are
+ *	kept, since the RLC may still write them, until amdgpu_spm_vmid_fini()
+ *	at sw_fini, after hw_fini disabled the VM contexts. Guarded by
+ *	@arb_lock.
+ * @nleaked: acquisitions ever put on @leaked, for the tests and the log.
  */
 struct amdgpu_spm {
 	const struct amdgpu_spm_funcs *funcs;
@@ -189,6 +197,8 @@ struct amdgpu_spm {
 	bool dead;
 	u32 vmid;
 	struct amdgpu_spm_pt park;
+	struct list_head leaked;
+	unsigned int nleaked;
 };
 
 int amdgpu_spm_init(struct amdgpu_device *adev,
@@ -202,6 +212,7 @@ void amdgpu_spm_file_flush(struct amdgpu_device *adev, struct drm_file *filp,
 void amdgpu_spm_file_close(struct amdgpu_device *adev, struct drm_file *filp);
 
 void amdgpu_spm_hw_lost(struct amdgpu_device *adev);
+void amdgpu_spm_free_leaked(struct amdgpu_device *adev);
 bool amdgpu_spm_busy(struct amdgpu_device *adev);
 
 int amdgpu_spm_gfx_vmid_reserve(struct amdgpu_device *adev,
@@ -236,6 +247,8 @@ void amdgpu_spm_ring_free_gtt(struct amdgpu_device *adev, u32 xcc,
 extern int amdgpu_spm_paranoid;
 extern unsigned int amdgpu_spm_ring_size;
 extern unsigned int amdgpu_spm_backstop_ms;
+/* Not a parameter: how long release waits for the hardware (tests shorten it) */
+extern unsigned int amdgpu_spm_release_ms;
 
 /**
  * struct amdgpu_spm_stats - counters of an acquisition, for the tests and

@@ -29,7 +29,21 @@
  * are UCONFIG registers that a user command stream may rewrite, so what the
  * RLC can reach through that VMID is exactly what its page table maps. The
  * SPM manager therefore gives the RLC a VMID of its own whose page table
- * maps the rings of one acquisition and nothing else:
+ * maps the rings of one acquisition and nothing else.
+ *
+ * All of that rests on one thing no public source settles, and only a GPU
+ * or AMD's register-protection documentation can: whether a user command
+ * stream can write RLC_SPM_MC_CNTL itself. Its offset (0x4c71 in segment
+ * 1 of the GC 9.4.x headers, dword 0xEC71 with GC 9.4.3's segment base)
+ * lies in the UCONFIG range that SET_UCONFIG_REG writes, like the ring
+ * registers. If a stream can write it, it can point the RLC at its own
+ * VMID, at VMID 0 (the GART) or at any VMID, and this isolation is void:
+ * the RLC then reaches whatever that VM maps. The read-back below only
+ * notices afterwards. What would then be needed is for the CP to refuse
+ * that register from user streams (a privileged-register list or CP
+ * register protection covering it), which nothing in the base tree shows
+ * for GC 9.4.x.
+ *
  *
  * - **The VMID** is the first one that amdgpu gives KFD,
  *   &amdgpu_vm_manager.first_kfd_vmid (3 on GC 9.4.x). amdgpu_ids manages
@@ -56,7 +70,17 @@
  *   amdgpu_gart_map() and the PTE flags that the GART gives the same BO
  *   (amdgpu_ttm_tt_pte_flags()), one unmapped page after each ring, so that
  *   a spill or a base moved by a page faults instead of reaching the next
- *   ring; nothing else is ever mapped. Each XCC's GFXHUB context of the
+ *   ring; nothing else is ever mapped. It is the kernel's table, and the
+ *   VMID is one per device, the same whoever profiles: what the RLC can
+ *   reach through it is the rings of the current acquisition, kernel
+ *   memory that holds only SPM samples of that acquisition's partition,
+ *   and no page of any process. One table maps the rings of every XCC of
+ *   the partition, and every XCC's context points at it, so a ring base
+ *   rewritten on one XCC can aim its RLC at another XCC's ring. That is
+ *   accepted: both rings belong to the same acquisition and hold only
+ *   that owner's samples, so the worst is a share that carries another
+ *   XCC's samples, or a mix, for that owner only, until the read-back
+ *   below ends the acquisition with -EIO. Each XCC's GFXHUB context of the
  *   VMID gets the table's base, start and end, no retry on faults
  *   (gfxhub_v1_0 and gfxhub_v1_2 enable retry faults on GC 9.4.2-9.4.4,
  *   and a retry fault of a context without a PASID is never resolved) and
@@ -66,10 +90,18 @@
  *   XCC points at a one-page table of the device with no valid PTE, and
  *   SPM_VMID at the VMID. The table is allocated by the gfx IP's sw_init
  *   (amdgpu_spm_vmid_init()), before anything of the driver writes
- *   SPM_VMID; if it cannot be, sw_init fails, and the device with it. RLC
- *   resume parks every XCC (gfxhub's resume resets every context, and a
- *   VRAM loss may have changed the table, which is cleared every time),
- *   and so does release. amdgpu_vm_flush() lets jobs program SPM_VMID:
+ *   SPM_VMID; if it cannot be, sw_init fails, and the device with it; if
+ *   sw_init fails later, it frees the table again. RLC resume, for each
+ *   XCC in turn: clears the table's PTEs (a VRAM loss may have changed
+ *   them), points that XCC's GFXHUB context of the VMID at the table
+ *   (base, start, end, enabled, flat, faults not retried; gfxhub's resume
+ *   has just reset every context), flushes the HDP and that hub's TLB for
+ *   the VMID, and writes SPM_VMID = the VMID; then it bumps the hardware
+ *   generation (amdgpu_spm_hw_lost()), and the worker of an acquisition,
+ *   on its next pass, drains what the rings hold, maps its rings in its
+ *   own table again and points the contexts back at it. Release parks
+ *   every XCC of the acquisition the same way. amdgpu_vm_flush() lets
+ *   jobs program SPM_VMID:
  *   those of the reserved VMID every time, and after a GPU reset the first
  *   job of every VMID, kernel jobs (VMID 0) included. On an XCC where no
  *   graphics client reserved SPM (%AMDGPU_VM_OP_RESERVE_VMID) they program
@@ -78,35 +110,71 @@
  *   Where one did, the jobs of the reserved VMID select it, as before the
  *   manager, and other jobs leave it; when the last such client goes, the
  *   XCC is parked again (amdgpu_spm_gfx_vmid_release()). So every value
- *   the driver writes to SPM_VMID, from sw_init on, is the SPM VMID or a
- *   graphics client's reserved VMID: never 0, the GART, never a KFD VMID
- *   and never another VM. On devices without the manager, and after
- *   amdgpu_spm_vmid_fini() at sw_fini, the park VMID is
- *   %AMDGPU_SPM_VMID_LEGACY_PARK, as before the manager.
+ *   the driver writes to SPM_VMID, from sw_init on, is the SPM VMID or,
+ *   only on an XCC where a graphics client holds a reservation for SPM,
+ *   amdgpu_ids' reserved VMID: never 0 (the GART) and never a KFD VMID.
+ *   The reserved VMID is one per hub, shared by every VM that reserves
+ *   (process isolation included), and its context holds the page
+ *   directory of whichever reserving VM's job flushed last, which may be
+ *   another process's VM: that is graphics SPM as it was before the
+ *   manager, which the manager leaves alone. On devices without the
+ *   manager, and after amdgpu_spm_vmid_fini() at sw_fini, the park VMID
+ *   is %AMDGPU_SPM_VMID_LEGACY_PARK, as before the manager.
+ * - **Writes in flight.** The manager writes SPM_VMID, the context and
+ *   the ring of an XCC it owns only after stopping that XCC's SPM
+ *   (CP_PERFMON_CNTL, read back). No register tells when the RLC's last
+ *   sample write has left it; a write it had already translated goes
+ *   where the old context led, which until release is the same ring.
+ *   Whether the heavyweight TLB flush also waits for writes already
+ *   translated is the hardware's; release relies on it as KFD does before
+ *   it frees memory. On XCCs the manager does not own, jobs and the end
+ *   of a graphics reservation change SPM_VMID while a graphics client's
+ *   SPM may run, as before the manager; that client's writes in flight
+ *   go through whichever VMID they were translated with.
  * - **Release** stops the RLC, points each context at the empty table and
  *   flushes, and only then are the rings and the acquisition's table
  *   freed (amdgpu_spm.c). Pointing the context elsewhere is what clearing
  *   the acquisition's PTEs would achieve: once the flush is done, no
  *   translation of the SPM VMID can lead to the rings (the context walks
  *   only the empty table, and the TLB holds nothing of the old one), so
- *   the old table is not cleared before it is freed.
+ *   the old table is not cleared before it is freed. A flush during which
+ *   a reset was pending may not have happened (amdgpu_spm_vmid_use()):
+ *   then nothing is freed, the state counts as lost, and the worker
+ *   releases again once the reset is over. If the worker cannot reach
+ *   the hardware within amdgpu_spm_release_ms (a resume that failed
+ *   leaves the device suspended), release ends without freeing: the
+ *   rings and table stay allocated until the gfx IP's sw_fini, after
+ *   hw_fini disabled the contexts (amdgpu_spm_free_leaked()).
  *
- * Whether a command stream can also write RLC_SPM_MC_CNTL is not public;
- * the kernel writes it (amdgpu_vm_flush() through update_spm_vmid). If a
- * stream can, it selects another VMID, whose VM is all the RLC can reach
- * then; the manager's read-back of the ring registers and SPM_VMID, on a
- * worker pass at most every 10 ms (every amdgpu.spm_backstop_ms while
- * nothing streams), sees that and ends the acquisition's streaming with
- * -EIO. A write that faults goes, with the fault defaults gfxhub sets, to
- * the device's dummy page (VM_L2_PROTECTION_FAULT_DEFAULT_ADDR).
+ * The kernel writes RLC_SPM_MC_CNTL (amdgpu_vm_flush() through
+ * update_spm_vmid, RLC resume and the manager), changing only its VMID
+ * field. Whether a command stream can write it too is the open question
+ * above; if one can, the manager's read-back of the ring registers and
+ * SPM_VMID, on a worker pass at most every 10 ms (every
+ * amdgpu.spm_backstop_ms while nothing streams), sees the change and ends
+ * the acquisition's streaming with -EIO, after the RLC may already have
+ * written through the other VMID. A write that faults (the page is not
+ * mapped, or outside the context's range) goes, with the fault defaults
+ * gfxhub sets while amdgpu.vm_fault_stop is 0 (the default), to
+ * VM_L2_PROTECTION_FAULT_DEFAULT_ADDR, which gfxhub points at
+ * adev->dummy_page_addr: TTM's global dummy read page, DMA-mapped by
+ * amdgpu_gart_dummy_page_init(), where every faulting GPU write of the
+ * device lands (upstream, for any VMID) and which unbound GART entries
+ * point at too. SPM samples written there are not a process's memory but
+ * are readable wherever that page is read. That a faulting write goes to
+ * the default address rather than being dropped, and whether a fault
+ * stalls the RLC, is the hardware's; the model counts a fault and writes
+ * nothing.
  */
 
 #include <linux/io.h>
+#include <linux/rwsem.h>
 
 #include <kunit/static_stub.h>
 
 #include "amdgpu.h"
 #include "amdgpu_gart.h"
+#include "amdgpu_reset.h"
 #include "amdgpu_spm.h"
 
 /**
@@ -240,9 +308,15 @@ int amdgpu_spm_vmid_init(struct amdgpu_device *adev)
 /*
  * Make the table's PTEs visible to the GPU, then drop what the TLB holds:
  * a heavyweight flush (type 2), as KFD flushes before it frees memory a
- * TLB may still map (kfd_flush_tlb_after_unmap())
+ * TLB may still map (kfd_flush_tlb_after_unmap()). Returns false if the
+ * flush may not have happened: gmc_v9_0_flush_gpu_tlb() sends it through
+ * the KIQ once that runs, and amdgpu_gmc_fw_reg_write_reg_wait() stops
+ * waiting for the KIQ, with the invalidation perhaps not done, when a
+ * reset is pending (amdgpu_reset_pending(): a writer waits for the reset
+ * domain's semaphore). Checked after the flushes, so that a reset that
+ * began waiting during them counts.
  */
-static void spm_vmid_flush(struct amdgpu_device *adev, u32 xcc)
+static bool spm_vmid_flush(struct amdgpu_device *adev, u32 xcc)
 {
 	/*
 	 * Not amdgpu_gmc_flush_gpu_tlb(): the callers hold the reset
@@ -262,6 +336,8 @@ static void spm_vmid_flush(struct amdgpu_device *adev, u32 xcc)
 						   AMDGPU_GFXHUB(xcc), 0);
 	adev->gmc.gmc_funcs->flush_gpu_tlb(adev, adev->spm.vmid,
 					   AMDGPU_GFXHUB(xcc), 2);
+	/* Not amdgpu_reset_pending(): RLC resume from suspend holds no lock */
+	return !rwsem_is_contended(&adev->reset_domain->sem);
 }
 
 /**
@@ -272,15 +348,21 @@ static void spm_vmid_flush(struct amdgpu_device *adev, u32 xcc)
  *
  * Programs the context of the SPM VMID on the GFXHUB of @xcc, then flushes
  * the HDP and that context's TLB. The caller has stopped the RLC of @xcc.
+ *
+ * Return: true if the flush is known done; false if a reset was pending
+ * during it and it may have been skipped: until a later call returns
+ * true, the TLB may still hold translations of the table before, and the
+ * caller must treat the state of @xcc as lost (the SPM manager programs
+ * it again on its next pass, and frees nothing meanwhile).
  */
-void amdgpu_spm_vmid_use(struct amdgpu_device *adev, u32 xcc,
+bool amdgpu_spm_vmid_use(struct amdgpu_device *adev, u32 xcc,
 			 const struct amdgpu_spm_pt *pt)
 {
 	u64 first = AMDGPU_SPM_VA_BASE >> AMDGPU_GPU_PAGE_SHIFT;
 
 	adev->spm.funcs->set_context(adev, xcc, adev->spm.vmid, pt->pd_addr,
 				     first, first + pt->npages - 1);
-	spm_vmid_flush(adev, xcc);
+	return spm_vmid_flush(adev, xcc);
 }
 
 /**
@@ -292,7 +374,9 @@ void amdgpu_spm_vmid_use(struct amdgpu_device *adev, u32 xcc,
  * caller then programs SPM_VMID with amdgpu_spm_park_vmid(). Also while
  * the profiler owns @xcc: the RLC was reset, and until the worker programs
  * its rings again (amdgpu_spm_hw_lost()) nothing may be reachable. The
- * empty table exists since sw_init (amdgpu_spm_vmid_init()).
+ * empty table exists since sw_init (amdgpu_spm_vmid_init()). Whether the
+ * flush was done is not looked at: RLC resume calls amdgpu_spm_hw_lost()
+ * right after, and the RLC writes nothing before a stream starts it.
  *
  * Context: RLC resume, in process context; does not allocate.
  */
@@ -311,13 +395,17 @@ void amdgpu_spm_vmid_park(struct amdgpu_device *adev, u32 xcc)
  * amdgpu_spm_vmid_fini - free the empty table
  * @adev: the device
  *
- * Called from the gfx IP's sw_fini: by then hw_fini stopped the RLC and
- * the GMC's hw_fini disabled the VM contexts (gfxhub's gart_disable), so
- * no context points at the table any more. Earlier, at
+ * Called from the gfx IP's sw_fini, and from its sw_init when that fails
+ * after amdgpu_spm_vmid_init() (no context points at the table yet then):
+ * by then hw_fini stopped the RLC and the GMC's hw_fini disabled the VM
+ * contexts (gfxhub's gart_disable), so no context points at the table
+ * any more. The rings and tables of releases that timed out go too. Earlier, at
  * amdgpu_spm_fini(), the RLC still runs with its SPM VMID's context on it.
  */
 void amdgpu_spm_vmid_fini(struct amdgpu_device *adev)
 {
+	/* What releases that timed out kept, as unreachable now */
+	amdgpu_spm_free_leaked(adev);
 	if (adev->spm.park.priv)
 		amdgpu_spm_pt_fini(adev, &adev->spm.park);
 }

@@ -71,7 +71,7 @@ void amdgpu_spm_pt_map(struct amdgpu_device *adev, struct amdgpu_spm_pt *pt,
 		       unsigned int index, const struct amdgpu_spm_ring *ring);
 void amdgpu_spm_pt_clear(struct amdgpu_device *adev, struct amdgpu_spm_pt *pt);
 void amdgpu_spm_pt_fini(struct amdgpu_device *adev, struct amdgpu_spm_pt *pt);
-void amdgpu_spm_vmid_use(struct amdgpu_device *adev, u32 xcc,
+bool amdgpu_spm_vmid_use(struct amdgpu_device *adev, u32 xcc,
 			 const struct amdgpu_spm_pt *pt);
 
 int amdgpu_spm_pt_alloc_vram(struct amdgpu_device *adev, u32 size,

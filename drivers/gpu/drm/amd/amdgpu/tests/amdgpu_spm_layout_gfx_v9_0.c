@@ -69,6 +69,11 @@ const struct spm_model_layout spm_layout_gfx_v9_0 = {
 	.state_mask = CP_PERFMON_CNTL__SPM_PERFMON_STATE_MASK,
 	.state_shift = CP_PERFMON_CNTL__SPM_PERFMON_STATE__SHIFT,
 	.vmid_mask = RLC_SPM_MC_CNTL__RLC_SPM_VMID_MASK,
+	.mc_fields_mask = RLC_SPM_MC_CNTL__RLC_SPM_POLICY_MASK |
+			  RLC_SPM_MC_CNTL__RLC_SPM_PERF_CNTR_MASK |
+			  RLC_SPM_MC_CNTL__RLC_SPM_FED_MASK |
+			  RLC_SPM_MC_CNTL__RLC_SPM_MTYPE_OVER_MASK |
+			  RLC_SPM_MC_CNTL__RLC_SPM_MTYPE_MASK,
 	/* Nothing says GC 9.4.1/9.4.2 need a clock bit for SPM */
 	.clk_mask = 0,
 	.mc_cntl_default = mmRLC_SPM_MC_CNTL_DEFAULT,

@@ -68,6 +68,11 @@ const struct spm_model_layout spm_layout_gfx_v9_4_3 = {
 	.state_mask = CP_PERFMON_CNTL__SPM_PERFMON_STATE_MASK,
 	.state_shift = CP_PERFMON_CNTL__SPM_PERFMON_STATE__SHIFT,
 	.vmid_mask = RLC_SPM_MC_CNTL__RLC_SPM_VMID_MASK,
+	.mc_fields_mask = RLC_SPM_MC_CNTL__RLC_SPM_POLICY_MASK |
+			  RLC_SPM_MC_CNTL__RLC_SPM_PERF_CNTR_MASK |
+			  RLC_SPM_MC_CNTL__RLC_SPM_FED_MASK |
+			  RLC_SPM_MC_CNTL__RLC_SPM_MTYPE_OVER_MASK |
+			  RLC_SPM_MC_CNTL__RLC_SPM_MTYPE_MASK,
 	/* ROCm's gfx_v9_4_3.c sets it before SPM streams */
 	.clk_mask = RLC_CLK_CNTL__RLC_SPM_CLK_CNTL_MASK,
 	/*

@@ -87,6 +87,16 @@
  *   context (gfxhub_v1_0/v1_2_gart_disable()); the model does that before
  *   the gfx IP's sw_fini frees the empty table. After a surprise removal
  *   nothing of the device reaches memory any more.
+ * - TLB flushes: gmc_v9_0_flush_gpu_tlb() sends them through the KIQ once
+ *   it runs (bare metal included), and amdgpu_gmc_fw_reg_write_reg_wait()
+ *   gives up waiting for the KIQ's invalidation while a reset is pending
+ *   (amdgpu_reset_pending(): a writer waits for the reset domain's
+ *   semaphore), with the invalidation perhaps not done. With &spm_model.kiq
+ *   set the model then does not invalidate (&spm_model.kiq_skipped).
+ * - RLC_SPM_MC_CNTL has fields besides RLC_SPM_VMID (RLC_SPM_POLICY,
+ *   PERF_CNTR, FED, MTYPE_OVER, MTYPE of the sh_mask headers): the driver
+ *   changes only RLC_SPM_VMID, and a driver write that changes any other
+ *   bit counts in &spm_model.mc_clobbers (every case expects 0).
  */
 
 #include <kunit/static_stub.h>
@@ -262,9 +272,9 @@ static u32 spm_model_rreg(struct amdgpu_device *adev, u32 byte)
 	return spm_model_rreg_do(spm_model_cur, byte, true);
 }
 
-static void spm_model_wreg(struct amdgpu_device *adev, u32 byte, u32 v)
+/* A write to the register file; @driver: a write of the driver's */
+static void spm_model_wreg_do(struct spm_model *m, u32 byte, u32 v, bool driver)
 {
-	struct spm_model *m = spm_model_cur;
 	unsigned long flags;
 	u32 xcc, old;
 	int r;
@@ -277,7 +287,19 @@ static void spm_model_wreg(struct amdgpu_device *adev, u32 byte, u32 v)
 	r = spm_model_decode(m, byte / 4, &xcc);
 	if (r >= 0)
 		spm_model_wrote(m, xcc, r, old, v);
+	/* The driver's writes only: a profiler's stream may write anything */
+	if (driver && r == SPM_R_MC_CNTL && ((old ^ v) & ~m->l->vmid_mask)) {
+		m->mc_clobbers++;
+		pr_info("spm model: XCC %u RLC_SPM_MC_CNTL %#x -> %#x: not only the VMID\n",
+			xcc, old, v);
+	}
 	spin_unlock_irqrestore(&m->lock, flags);
+}
+
+/* adev->pcie_wreg: every WREG32 of the driver */
+static void spm_model_wreg(struct amdgpu_device *adev, u32 byte, u32 v)
+{
+	spm_model_wreg_do(spm_model_cur, byte, v, true);
 }
 
 static bool spm_model_reaches_ring(struct spm_model *m,
@@ -420,6 +442,7 @@ static int spm_model_pt_alloc(struct amdgpu_device *adev, u32 size,
 		.addr = SPM_MODEL_VRAM_BASE + (u64)i * SZ_64M,
 		.cpu = cpu, .gpu = gpu, .n = size / sizeof(u64), .live = true,
 	};
+	m->pts_allocated++;
 	spin_unlock_irqrestore(&m->lock, flags);
 	pt->cpu = cpu;
 	/* amdgpu_gmc_pd_addr() of a VRAM BO: its address, VALID */
@@ -479,16 +502,31 @@ static void spm_model_tlb_drop(struct spm_model_xcc *x)
 	x->tlb_gen++;
 }
 
-/* gmc_v9_0_flush_gpu_tlb(): hub n is logical XCC n (AMDGPU_GFXHUB()) */
+/*
+ * gmc_v9_0_flush_gpu_tlb(): hub n is logical XCC n (AMDGPU_GFXHUB()). With
+ * &spm_model.kiq, through the KIQ: not done while a reset is pending.
+ */
 static void spm_model_flush_tlb(struct amdgpu_device *adev, u32 vmid,
 				u32 vmhub, u32 flush_type)
 {
 	struct spm_model *m = spm_model_cur;
+	struct completion *hold = xchg(&m->flush_hold, NULL);
+	struct rw_semaphore *sem = &adev->reset_domain->sem;
 	unsigned long flags;
 
+	if (hold) {
+		/* Until the reset the test starts now waits for the semaphore */
+		complete(hold);
+		KUNIT_EXPECT_TRUE(m->test, amdgpu_kunit_poll(rwsem_is_contended(sem)));
+	}
 	if (vmhub >= AMDGPU_SPM_MAX_XCC)
 		return;
 	spin_lock_irqsave(&m->lock, flags);
+	if (m->kiq && rwsem_is_contended(sem)) {
+		m->kiq_skipped++;
+		spin_unlock_irqrestore(&m->lock, flags);
+		return;
+	}
 	if (m->x[vmhub].tlb_valid && m->x[vmhub].tlb_vmid == vmid)
 		spm_model_tlb_drop(&m->x[vmhub]);
 	if (vmid == m->adev->spm.vmid && flush_type == 2)
@@ -1065,7 +1103,8 @@ void spm_model_reset(struct spm_model *m)
 	for (i = 0; i < NUM_XCC(m->adev->gfx.xcc_mask); i++) {
 		for (r = 0; r < SPM_R_NUM; r++)
 			m->regs[spm_model_addr(m, i, r)] = 0;
-		m->regs[spm_model_addr(m, i, SPM_R_MC_CNTL)] = m->l->mc_cntl_default;
+		m->regs[spm_model_addr(m, i, SPM_R_MC_CNTL)] =
+			(m->l->mc_cntl_default & ~m->l->mc_fields_mask) | m->mc_seed;
 		m->regs[spm_model_addr(m, i, SPM_R_CLK_CNTL)] = m->l->clk_cntl_default;
 		m->x[i].streaming = false;
 		m->x[i].w.pos = 0;
@@ -1151,7 +1190,34 @@ u64 spm_model_ring_base(struct spm_model *m, u32 xcc)
 
 void spm_model_write(struct spm_model *m, u32 xcc, enum spm_model_reg r, u32 v)
 {
-	spm_model_wreg(m->adev, spm_model_addr(m, xcc, r) * 4, v);
+	spm_model_wreg_do(m, spm_model_addr(m, xcc, r) * 4, v, false);
+}
+
+/**
+ * spm_model_seed_mc_cntl - give the fields of RLC_SPM_MC_CNTL other than
+ *	RLC_SPM_VMID a value, on every XCC and after every reset
+ * @m: the model
+ * @other: their value (bits outside &spm_model_layout.mc_fields_mask are
+ *	ignored)
+ *
+ * Whatever the VBIOS or an earlier owner left there: the reset values of
+ * those fields are 0 where a header gives them, so only a value that is
+ * not shows a driver write that clears them (&spm_model.mc_clobbers).
+ */
+void spm_model_seed_mc_cntl(struct spm_model *m, u32 other)
+{
+	const struct spm_model_layout *l = m->l;
+	unsigned long flags;
+	unsigned int i;
+	u32 *reg;
+
+	spin_lock_irqsave(&m->lock, flags);
+	m->mc_seed = other & l->mc_fields_mask;
+	for (i = 0; i < NUM_XCC(m->adev->gfx.xcc_mask); i++) {
+		reg = &m->regs[spm_model_addr(m, i, SPM_R_MC_CNTL)];
+		*reg = (*reg & ~l->mc_fields_mask) | m->mc_seed;
+	}
+	spin_unlock_irqrestore(&m->lock, flags);
 }
 
 u32 spm_model_field(struct spm_model *m, u32 xcc, enum spm_model_reg r,
@@ -1228,6 +1294,8 @@ static void spm_model_fini(void *data)
 	amdgpu_spm_vmid_fini(m->adev);
 	/* Nothing the driver freed was still in the GPU's reach */
 	KUNIT_EXPECT_EQ(m->test, m->free_violations, 0);
+	/* The driver changed no field of RLC_SPM_MC_CNTL but the VMID */
+	KUNIT_EXPECT_EQ(m->test, m->mc_clobbers, 0);
 	/* The driver freed every page table it allocated, the empty one too */
 	KUNIT_EXPECT_EQ(m->test, spm_model_live_pts(m), 0);
 	for (i = 0; i < SPM_MODEL_MAX_RINGS; i++) {
@@ -1571,6 +1639,7 @@ static void spm_env_restore(void *data)
 	amdgpu_spm_paranoid = e->saved_paranoid;
 	amdgpu_spm_ring_size = e->saved_ring;
 	amdgpu_spm_backstop_ms = e->saved_backstop;
+	amdgpu_spm_release_ms = e->saved_release;
 }
 
 /**
@@ -1595,6 +1664,7 @@ struct spm_env *spm_env_create(struct kunit *test,
 	e->saved_paranoid = amdgpu_spm_paranoid;
 	e->saved_ring = amdgpu_spm_ring_size;
 	e->saved_backstop = amdgpu_spm_backstop_ms;
+	e->saved_release = amdgpu_spm_release_ms;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, spm_env_restore, e), 0);
 	amdgpu_spm_ring_size = ring_size;
 

@@ -60,6 +60,8 @@ enum spm_model_reg {
  * @state_mask: CP_PERFMON_CNTL.SPM_PERFMON_STATE
  * @state_shift: its shift
  * @vmid_mask: RLC_SPM_MC_CNTL.RLC_SPM_VMID
+ * @mc_fields_mask: RLC_SPM_MC_CNTL's other fields: RLC_SPM_POLICY,
+ *	RLC_SPM_PERF_CNTR, RLC_SPM_FED, RLC_SPM_MTYPE_OVER, RLC_SPM_MTYPE
  * @clk_mask: RLC_CLK_CNTL.RLC_SPM_CLK_CNTL where the part needs it (GC
  *	9.4.3: ROCm's hooks set it before SPM streams); 0 where nothing says
  *	it does
@@ -90,6 +92,7 @@ struct spm_model_layout {
 	u32 state_mask;
 	u32 state_shift;
 	u32 vmid_mask;
+	u32 mc_fields_mask;
 	u32 clk_mask;
 	u32 lines_mask;
 	u32 vm_enable_mask;
@@ -279,6 +282,7 @@ struct spm_model_write {
  * @rings: rings allocated through amdgpu_spm_ring_alloc_gtt()
  * @allocs: rings allocated and not freed
  * @pts: page tables allocated through amdgpu_spm_pt_alloc_vram()
+ * @pts_allocated: allocations of page tables, ever
  * @next_dma: fake DMA address of the next ring allocated
  * @fail_alloc: fail the ring allocation of this logical XCC, or -1
  * @fail_pt: fail the next page table allocation
@@ -293,6 +297,16 @@ struct spm_model_write {
  * @free_violations: rings and page tables the driver freed while a VM
  *	context of some XCC, or the TLB of its hub, could still reach them;
  *	every case expects 0 (checked when the model goes away)
+ * @mc_seed: what spm_model_seed_mc_cntl() gave RLC_SPM_MC_CNTL's other
+ *	fields (0 unless a test does)
+ * @mc_clobbers: the driver's writes of RLC_SPM_MC_CNTL that changed a bit
+ *	outside RLC_SPM_VMID; every case expects 0
+ * @kiq: TLB flushes go through the KIQ, which skips them while a reset is
+ *	pending (see amdgpu_spm_model.c)
+ * @kiq_skipped: flushes so skipped
+ * @flush_hold: if set, the next TLB flush completes it, then waits until a
+ *	writer waits for the reset domain's semaphore (a reset the test
+ *	starts when it sees the completion)
  */
 struct spm_model {
 	struct kunit *test;
@@ -306,6 +320,7 @@ struct spm_model {
 	struct spm_model_ring rings[SPM_MODEL_MAX_RINGS];
 	int allocs;
 	struct spm_model_pt pts[SPM_MODEL_MAX_PTS];
+	u64 pts_allocated;
 	u64 next_dma;
 	int fail_alloc;
 	bool fail_pt;
@@ -317,6 +332,11 @@ struct spm_model {
 	unsigned int nlog;
 	u64 reads_other;
 	u64 free_violations;
+	u32 mc_seed;
+	u64 mc_clobbers;
+	bool kiq;
+	u64 kiq_skipped;
+	struct completion *flush_hold;
 };
 
 extern const struct spm_model_layout spm_layout_gfx_v9_4_3;
@@ -333,6 +353,7 @@ u64 spm_model_reads(struct spm_model *m, enum spm_model_reg r);
 u64 spm_model_ring_base(struct spm_model *m, u32 xcc);
 int spm_model_ring_of_dma(struct spm_model *m, u64 dma);
 void spm_model_write(struct spm_model *m, u32 xcc, enum spm_model_reg r, u32 v);
+void spm_model_seed_mc_cntl(struct spm_model *m, u32 other);
 u32 spm_model_field(struct spm_model *m, u32 xcc, enum spm_model_reg r,
 		    u32 mask, u32 shift);
 void spm_model_profiler_start(struct spm_model *m, u32 xcc, u32 sample);
@@ -378,6 +399,7 @@ void spm_model_check_share(struct kunit *test, unsigned long buf, u32 off,
  * @saved_paranoid: module parameters to restore
  * @saved_ring: ...
  * @saved_backstop: ...
+ * @saved_release: ...
  */
 struct spm_env {
 	struct spm_model *m;
@@ -387,6 +409,7 @@ struct spm_env {
 	int saved_paranoid;
 	unsigned int saved_ring;
 	unsigned int saved_backstop;
+	unsigned int saved_release;
 };
 
 struct spm_env *spm_env_create(struct kunit *test,

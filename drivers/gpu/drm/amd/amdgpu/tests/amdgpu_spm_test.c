@@ -340,6 +340,65 @@ static void spm_partitions_are_independent(struct kunit *test)
 	e->adev->xcp_mgr = NULL;
 }
 
+/*
+ * What a graphics client's reservation for SPM blocks: through a
+ * partition's render node, ACQUIRE of that partition only; through the
+ * primary node, whose jobs may run on any partition (amdgpu_xcp_open_device()
+ * leaves such a file in no partition, and its contexts get a partition
+ * each), every partition of the device.
+ */
+static void spm_gfx_reservation_scope(struct kunit *test)
+{
+	struct spm_env *e = env(test, 4);
+	struct amdgpu_device *adev = e->adev;
+	struct amdgpu_xcp_mgr *xm;
+	struct drm_file *p1, *gfx1, *gfx_primary;
+	int i;
+
+	xm = kunit_kzalloc(test, sizeof(*xm), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, xm);
+	mutex_init(&xm->xcp_lock);
+	xm->adev = adev;
+	xm->num_xcps = 2;
+	for (i = 0; i < 2; i++) {
+		xm->xcp[i].id = i;
+		xm->xcp[i].valid = true;
+		xm->xcp[i].ip[AMDGPU_XCP_GFX].valid = true;
+		xm->xcp[i].ip[AMDGPU_XCP_GFX].inst_mask = 0x3 << (2 * i);
+	}
+	adev->xcp_mgr = xm;
+	adev->vm_manager.first_kfd_vmid = 8;
+	amdgpu_vmid_mgr_init(adev);
+	p1 = amdgpu_kunit_helper_alloc_file(test, adev, 1);
+	gfx1 = amdgpu_kunit_helper_alloc_file(test, adev, 1);
+	gfx_primary = amdgpu_kunit_helper_alloc_file(test, adev,
+						     AMDGPU_XCP_NO_PARTITION);
+
+	/* Partition 1's node: partition 1 only */
+	KUNIT_ASSERT_EQ(test, amdgpu_spm_gfx_vmid_reserve(adev, gfx1), 0);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, p1, AMDGPU_SPM_OP_ACQUIRE), -EBUSY);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+	amdgpu_spm_gfx_vmid_unreserve(adev, gfx1);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, p1, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, p1, AMDGPU_SPM_OP_RELEASE), 0);
+
+	/* The primary node: every partition */
+	KUNIT_ASSERT_EQ(test, amdgpu_spm_gfx_vmid_reserve(adev, gfx_primary), 0);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, p1, AMDGPU_SPM_OP_ACQUIRE), -EBUSY);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), -EBUSY);
+	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
+	amdgpu_spm_gfx_vmid_unreserve(adev, gfx_primary);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	/* And the other way: the profiler on partition 0 blocks the primary node */
+	KUNIT_EXPECT_EQ(test, amdgpu_spm_gfx_vmid_reserve(adev, gfx_primary), -EBUSY);
+	KUNIT_EXPECT_EQ(test, amdgpu_spm_gfx_vmid_reserve(adev, gfx1), 0);
+	amdgpu_spm_gfx_vmid_unreserve(adev, gfx1);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+	amdgpu_vmid_mgr_fini(adev);
+	adev->xcp_mgr = NULL;
+}
+
 /* ---- 2. SET_DEST_BUF input checks ---- */
 
 enum bad_buf_kind { BAD_MISALIGNED, BAD_TOO_BIG, BAD_EMPTY, BAD_SHARE_SMALL,
@@ -1729,6 +1788,7 @@ static struct kunit_case amdgpu_spm_cases[] = {
 	KUNIT_CASE(spm_gfx_reservation_excludes_profiler),
 	KUNIT_CASE(spm_acquire_waits_for_vmid_writers),
 	KUNIT_CASE(spm_partitions_are_independent),
+	KUNIT_CASE(spm_gfx_reservation_scope),
 	KUNIT_CASE_PARAM(spm_set_dest_buf_rejects, bad_buf_gen_params),
 	KUNIT_CASE(spm_set_dest_buf_ignores_outputs),
 	KUNIT_CASE(spm_headers_and_shares),

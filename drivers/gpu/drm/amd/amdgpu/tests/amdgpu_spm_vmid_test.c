@@ -14,7 +14,9 @@
 
 #include <kunit/test.h>
 
+#include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/mman.h>
 
 #include <drm/amdgpu_drm.h>
@@ -29,6 +31,13 @@
 #define LINE	AMDGPU_SPM_LINE_SIZE
 #define SAMPLE	(8 * LINE)
 #define PAGE	AMDGPU_GPU_PAGE_SIZE
+/*
+ * RLC_SPM_MC_CNTL's fields besides the VMID, as the VBIOS or an earlier
+ * owner may leave them: RLC_SPM_MTYPE 2, RLC_SPM_MTYPE_OVER and
+ * RLC_SPM_POLICY set, RLC_SPM_PERF_CNTR and RLC_SPM_FED clear, so that a
+ * driver write that sets or clears any of them shows
+ */
+#define MC_OTHER	0x290
 /* Pages of the largest table: 8 rings of 256 MiB and their guards */
 #define MAX_TABLE_PAGES	((SZ_256M / PAGE + 32) * AMDGPU_SPM_MAX_XCC)
 
@@ -73,12 +82,24 @@ static struct spm_env *vmid_env(struct kunit *test)
 {
 	const struct vmid_part *p = part(test);
 	const struct spm_model_layout *l = p->l;
+	struct spm_env *e;
 
 	if (p->gc941)
 		l = spm_model_layout_gc941(test, p->gc941 == 2);
 	if (p->reset_set)
 		l = spm_model_layout_gc943_reset_set(test);
-	return spm_env_create(test, l, p->nxcc, SZ_64K);
+	e = spm_env_create(test, l, p->nxcc, SZ_64K);
+	spm_model_seed_mc_cntl(e->m, MC_OTHER);
+	return e;
+}
+
+/* The whole of RLC_SPM_MC_CNTL when SPM_VMID is the SPM VMID */
+static u32 mc_cntl_want(struct spm_env *e)
+{
+	const struct spm_model_layout *l = e->m->l;
+
+	return (l->mc_cntl_default & ~(l->vmid_mask | l->mc_fields_mask)) |
+	       e->m->mc_seed | SPM_MODEL_VMID;
 }
 
 static u32 reg(struct spm_env *e, u32 xcc, enum spm_model_reg r)
@@ -228,21 +249,26 @@ static void spm_vmid_only_rings_translate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
-/* SPM_VMID of every XCC is the SPM VMID, and nothing else was written */
+/*
+ * SPM_VMID of every XCC is the SPM VMID, and nothing else was written:
+ * the whole register, whose other fields keep what they held
+ */
 static void expect_vmid_kept(struct kunit *test, struct spm_env *e,
 			     const char *step)
 {
 	unsigned int i, k;
 
+	KUNIT_EXPECT_NE(test, e->m->mc_seed, 0);
 	for (i = 0; i < part(test)->nxcc; i++) {
-		KUNIT_EXPECT_EQ_MSG(test, spm_vmid_of(e, i), SPM_MODEL_VMID,
+		KUNIT_EXPECT_EQ_MSG(test, reg(e, i, SPM_R_MC_CNTL), mc_cntl_want(e),
 				    "%s, xcc %u", step, i);
 		KUNIT_EXPECT_EQ_MSG(test, e->m->x[i].vmid0, 0, "%s, xcc %u", step, i);
 	}
 	for (k = 0; k < e->m->nlog; k++)
 		if (e->m->log[k].reg == SPM_R_MC_CNTL)
-			KUNIT_EXPECT_EQ_MSG(test, e->m->log[k].val & e->m->l->vmid_mask,
-					    SPM_MODEL_VMID, "%s: write %u", step, k);
+			KUNIT_EXPECT_EQ_MSG(test, e->m->log[k].val, mc_cntl_want(e),
+					    "%s: write %u", step, k);
+	KUNIT_EXPECT_EQ_MSG(test, e->m->mc_clobbers, 0, "%s", step);
 	e->m->nlog = 0;
 }
 
@@ -435,6 +461,122 @@ static void expect_tamper_ends(struct kunit *test, struct spm_env *e,
 }
 
 /*
+ * A suspend whose resume failed: amdgpu_device_resume() returns before it
+ * clears in_suspend, so the worker never reaches the hardware again. The
+ * model keeps its registers (what the hardware holds then is not known;
+ * kept is the case where freeing would be wrong): the contexts still lead
+ * to the rings. RELEASE returns after amdgpu_spm_release_ms anyway and
+ * frees neither the rings nor the acquisition's table, and counts the
+ * leak; the gfx IP's sw_fini frees them, after hw_fini disabled the
+ * contexts.
+ */
+static void spm_vmid_release_dead_hw_leaks(struct kunit *test)
+{
+	struct spm_env *e = vmid_env(test);
+	struct amdgpu_device *adev = e->adev;
+	unsigned int n = part(test)->nxcc;
+	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
+	stream_some(test, e);
+	KUNIT_ASSERT_EQ(test, e->m->allocs, n);
+	adev->in_suspend = true;
+	amdgpu_spm_release_ms = 50;
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+	KUNIT_EXPECT_EQ(test, adev->spm.nleaked, 1);
+	KUNIT_EXPECT_EQ(test, e->m->allocs, n);
+	KUNIT_EXPECT_EQ(test, spm_model_live_pts(e->m), 2);
+	KUNIT_EXPECT_EQ(test, e->m->free_violations, 0);
+	/* Released all the same: the file may acquire again */
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), -EINVAL);
+
+	/* Unload: hw_fini turns the contexts off, then the gfx IP's sw_fini */
+	spm_model_gart_disable(e->m);
+	amdgpu_spm_vmid_fini(adev);
+	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
+	KUNIT_EXPECT_EQ(test, spm_model_live_pts(e->m), 0);
+	KUNIT_EXPECT_EQ(test, e->m->free_violations, 0);
+	adev->in_suspend = false;
+}
+
+struct vmid_resetter {
+	struct amdgpu_device *adev;
+	struct completion go;
+	struct completion done;
+};
+
+/* A reset that never reaches RLC resume: a queue reset, or one that failed */
+static int vmid_resetter_fn(void *data)
+{
+	struct vmid_resetter *rt = data;
+
+	wait_for_completion(&rt->go);
+	down_write(&rt->adev->reset_domain->sem);
+	up_write(&rt->adev->reset_domain->sem);
+	kthread_complete_and_exit(&rt->done, 0);
+}
+
+/*
+ * A reset becomes pending while release flushes the TLBs: the KIQ gives
+ * up on the flushes (amdgpu_gmc_fw_reg_write_reg_wait()), and the hubs
+ * keep the rings' translations they walked while streaming. Release must
+ * not take that for done: it tries again once the reset is over, and
+ * frees the rings only after a flush that happened. A release that freed
+ * them at once would count in &spm_model.free_violations.
+ */
+static void spm_vmid_release_flush_skipped(struct kunit *test)
+{
+	struct spm_env *e = vmid_env(test);
+	struct amdgpu_device *adev = e->adev;
+	unsigned int n = part(test)->nxcc, i;
+	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+	struct vmid_resetter *rt;
+	struct task_struct *t;
+	u64 before[AMDGPU_SPM_MAX_XCC];
+
+	/* Not the test's: a resetter stuck past the case may still use it */
+	rt = kzalloc(sizeof(*rt), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rt);
+	rt->adev = adev;
+	init_completion(&rt->go);
+	init_completion(&rt->done);
+
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
+	for (i = 0; i < n; i++) {
+		spm_model_profiler_start(e->m, i, SAMPLE);
+		/* The hub walks the ring's pages now, and keeps them */
+		KUNIT_EXPECT_EQ(test, spm_model_emit(e->m, i, SAMPLE), SAMPLE);
+		before[i] = e->m->x[i].tlb_flushes_2;
+	}
+	e->m->kiq = true;
+	t = kthread_run(vmid_resetter_fn, rt, "spm-test-reset");
+	if (IS_ERR(t))
+		kfree(rt);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	WRITE_ONCE(e->m->flush_hold, &rt->go);
+
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+	if (xchg(&e->m->flush_hold, NULL)) {
+		KUNIT_FAIL(test, "release flushed no TLB");
+		complete(&rt->go);
+	}
+	/* Leaked if the reset never ends: it still points at @rt */
+	KUNIT_ASSERT_TRUE_MSG(test, amdgpu_kunit_wait(&rt->done), "the reset never ended");
+	kfree(rt);
+	KUNIT_EXPECT_GT(test, e->m->kiq_skipped, 0);
+	KUNIT_EXPECT_EQ(test, e->m->free_violations, 0);
+	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
+	KUNIT_EXPECT_EQ(test, adev->spm.nleaked, 0);
+	for (i = 0; i < n; i++) {
+		/* Flushed for real after the reset */
+		KUNIT_EXPECT_GT_MSG(test, e->m->x[i].tlb_flushes_2, before[i], "xcc %u", i);
+		expect_parked(test, e, i);
+	}
+}
+
+/*
  * A profiler's stream rewrites the ring base of one XCC while it streams,
  * to an address outside the rings: the RLC's writes fault and reach no
  * page of any ring, and the owner's next SET_DEST_BUF fails with -EIO.
@@ -591,16 +733,170 @@ static void spm_vmid_init_needs_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
+/* One KFD node's VMIDs, as kgd2kfd_device_init() derives them */
+struct vmid_kfd_node {
+	u32 first;
+	u32 last;
+	u32 bitmap;
+};
+
+/*
+ * kgd2kfd_device_init() (kfd_device.c) on the bitmap amdgpu gives it: the
+ * first and last VMID are the lowest and highest bit (ffs()/fls()), and
+ * their count is last - first + 1, so KFD takes every VMID between them as
+ * its own: it needs the bitmap to be one run of bits. In CPX mode with more
+ * than one node on GC 9.4.3/9.4.4 it halves that count and gives even
+ * nodes the lower half of the top 2 * count VMIDs, odd nodes the upper
+ * half, each as a bitmap of that range; otherwise every node gets the
+ * first..last and the bitmap as they are. Returns the count.
+ */
+static u32 vmid_kfd_derive(u32 bitmap, bool cpx_split, unsigned int nodes,
+			   struct vmid_kfd_node *node)
+{
+	u32 first = ffs(bitmap) - 1, last = fls(bitmap) - 1;
+	u32 num = last - first + 1;
+	unsigned int i;
+
+	if (cpx_split && nodes != 1) {
+		num /= 2;
+		first = last + 1 - num * 2;
+	}
+	for (i = 0; i < nodes; i++) {
+		if (cpx_split && nodes != 1) {
+			node[i].first = i % 2 == 0 ? first : first + num;
+			node[i].last = i % 2 == 0 ? last - num : last;
+			node[i].bitmap = GENMASK(node[i].last, node[i].first);
+		} else {
+			node[i].first = first;
+			node[i].last = last;
+			node[i].bitmap = bitmap;
+		}
+	}
+	return num;
+}
+
+/*
+ * KFD's compute VMIDs without the SPM VMID are still what KFD needs, in
+ * every partition mode of the part (SPX, and on GC 9.4.3 DPX, QPX and CPX
+ * with one KFD node per partition, as far as its XCCs allow): the bitmap
+ * is one run of bits, the SPM VMID is in no node's range or bitmap, each
+ * node has VMIDs, its range is inside the bitmap, and CPX's two halves
+ * do not overlap. amdgpu_ids stays below the SPM VMID.
+ */
+static void spm_vmid_kfd_bitmap_modes(struct kunit *test)
+{
+	struct spm_env *e = vmid_env(test);
+	struct amdgpu_device *adev = e->adev;
+	u32 vmid = adev->spm.vmid, n = part(test)->nxcc;
+	bool gc943 = e->m->l->ip_version == IP_VERSION(9, 4, 3);
+	static const struct { const char *name; u32 parts; bool cpx; } modes[] = {
+		{ "SPX", 1, false }, { "DPX", 2, false }, { "QPX", 4, false },
+		{ "CPX", 0, true },
+	};
+	struct vmid_kfd_node node[AMDGPU_SPM_MAX_XCC];
+	u32 bitmap, first, last, num;
+	unsigned int m, i, nodes;
+
+	bitmap = amdgpu_spm_kfd_vmid_bitmap(adev,
+					    GENMASK(AMDGPU_NUM_VMID - 1,
+						    adev->vm_manager.first_kfd_vmid));
+	KUNIT_ASSERT_EQ(test, vmid, adev->vm_manager.first_kfd_vmid);
+	KUNIT_EXPECT_EQ(test, bitmap & BIT(vmid), 0);
+	first = ffs(bitmap) - 1;
+	last = fls(bitmap) - 1;
+	/* One run of bits: what ffs()/fls() and last - first + 1 assume */
+	KUNIT_EXPECT_EQ(test, hweight32(bitmap), last - first + 1);
+	KUNIT_EXPECT_EQ(test, bitmap, GENMASK(last, first));
+
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		nodes = modes[m].cpx ? n : modes[m].parts;
+		/* Partition modes are GC 9.4.3's; a mode needs XCCs for each node */
+		if ((!gc943 && m) || nodes > n || n % nodes)
+			continue;
+		num = vmid_kfd_derive(bitmap, gc943 && modes[m].cpx, nodes, node);
+		KUNIT_EXPECT_GT_MSG(test, num, 0, "%s", modes[m].name);
+		for (i = 0; i < nodes; i++) {
+			KUNIT_EXPECT_LE_MSG(test, node[i].first, node[i].last,
+					    "%s node %u", modes[m].name, i);
+			KUNIT_EXPECT_FALSE_MSG(test, vmid >= node[i].first &&
+					       vmid <= node[i].last,
+					       "%s node %u: %u-%u", modes[m].name, i,
+					       node[i].first, node[i].last);
+			KUNIT_EXPECT_EQ_MSG(test, node[i].bitmap & BIT(vmid), 0,
+					    "%s node %u", modes[m].name, i);
+			KUNIT_EXPECT_EQ_MSG(test, node[i].bitmap & ~bitmap, 0,
+					    "%s node %u", modes[m].name, i);
+			if (i % 2)
+				KUNIT_EXPECT_EQ_MSG(test, node[i].bitmap & node[i - 1].bitmap,
+						    modes[m].cpx && gc943 ? 0 : node[i].bitmap,
+						    "%s node %u", modes[m].name, i);
+		}
+	}
+
+	/* amdgpu_ids: VMIDs 1 to first_kfd_vmid - 1 on every hub */
+	amdgpu_vmid_mgr_init(adev);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_LE(test, adev->vm_manager.id_mgr[AMDGPU_GFXHUB(i)].num_ids, vmid);
+	amdgpu_vmid_mgr_fini(adev);
+}
+
+static int vmid_rlc_init_fails(struct amdgpu_device *adev)
+{
+	return -ENOMEM;
+}
+
+/*
+ * The gfx IP's real sw_init fails after it allocated the empty table (its
+ * RLC init fails, as an allocation of gfx_v9_0_rlc_init() can): the
+ * table is freed on the way out, since the IP's sw_fini is not called for
+ * an IP whose sw_init failed (amdgpu_device_ip_fini() calls it only where
+ * sw_init succeeded).
+ */
+static void spm_vmid_sw_init_error_frees_table(struct kunit *test)
+{
+	struct spm_env *e = vmid_env(test);
+	struct amdgpu_device *adev = e->adev;
+	const struct amdgpu_rlc_funcs *real = adev->gfx.rlc.funcs;
+	struct amdgpu_rlc_funcs *failing;
+	u64 allocated;
+	int r;
+
+	failing = kunit_kmalloc(test, sizeof(*failing), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, failing);
+	*failing = *real;
+	failing->init = vmid_rlc_init_fails;
+
+	/* hw_fini and sw_fini of the device the environment loaded */
+	spm_model_gart_disable(e->m);
+	amdgpu_spm_vmid_fini(adev);
+	KUNIT_ASSERT_EQ(test, spm_model_live_pts(e->m), 0);
+
+	allocated = e->m->pts_allocated;
+	adev->gfx.rlc.funcs = failing;
+	r = e->m->l->ip_block->funcs->sw_init(adev);
+	adev->gfx.rlc.funcs = real;
+	amdgpu_irq_fini_sw(adev);
+	KUNIT_EXPECT_EQ(test, r, -ENOMEM);
+	/* It was allocated, and freed again */
+	KUNIT_EXPECT_GT(test, e->m->pts_allocated, allocated);
+	KUNIT_EXPECT_EQ(test, spm_model_live_pts(e->m), 0);
+	KUNIT_EXPECT_NULL(test, adev->spm.park.priv);
+}
+
 static struct kunit_case spm_vmid_cases[] = {
 	KUNIT_CASE_PARAM(spm_vmid_only_rings_translate, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_never_0, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_parked_empty, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_release_fences, vmid_part_gen_params),
+	KUNIT_CASE_PARAM(spm_vmid_release_dead_hw_leaks, vmid_part_gen_params),
+	KUNIT_CASE_PARAM(spm_vmid_release_flush_skipped, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_rewritten_base_faults, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_rewritten_vmid0_is_stray, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_not_handed_out, vmid_part_gen_params),
+	KUNIT_CASE_PARAM(spm_vmid_kfd_bitmap_modes, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_flush_as_gmc, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_init_needs_table, vmid_part_gen_params),
+	KUNIT_CASE_PARAM(spm_vmid_sw_init_error_frees_table, vmid_part_gen_params),
 	{}
 };
 
