@@ -1023,7 +1023,6 @@ static void spm_hw_vmid_gate(struct kunit *test)
 	struct spm_env *e = hw_env(test, n, SZ_64K);
 	struct amdgpu_device *adev = e->adev;
 	struct amdgpu_ring ring = { .adev = adev };
-	struct amdgpu_xcp_mgr *xm;
 	struct drm_file *p1 = e->a, *gfx;
 	unsigned int i, owned = n > 1 ? n - 1 : 0;
 	struct amdgpu_vmid_mgr *id_mgr;
@@ -1032,19 +1031,7 @@ static void spm_hw_vmid_gate(struct kunit *test)
 
 	if (n > 1) {
 		/* Two partitions; the profiler takes the last XCC only */
-		xm = kunit_kzalloc(test, sizeof(*xm), GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, xm);
-		mutex_init(&xm->xcp_lock);
-		xm->adev = adev;
-		xm->num_xcps = 2;
-		for (i = 0; i < 2; i++) {
-			xm->xcp[i].id = i;
-			xm->xcp[i].valid = true;
-			xm->xcp[i].ip[AMDGPU_XCP_GFX].valid = true;
-			xm->xcp[i].ip[AMDGPU_XCP_GFX].inst_mask =
-				i ? BIT(n - 1) : GENMASK(n - 2, 0);
-		}
-		adev->xcp_mgr = xm;
+		spm_env_two_partitions(test, e, GENMASK(n - 2, 0), BIT(n - 1));
 		p1 = amdgpu_kunit_helper_alloc_file(test, adev, 1);
 	}
 	/*

@@ -1699,6 +1699,31 @@ int spm_env_set_buf(struct spm_env *e, struct drm_file *f, unsigned long buf,
 	return r;
 }
 
+/*
+ * Splits the device into two partitions, of the XCCs in @xccs0 and
+ * @xccs1, with a partition manager of its own (the test clears
+ * adev->xcp_mgr before the environment goes).
+ */
+void spm_env_two_partitions(struct kunit *test, struct spm_env *e,
+			    u32 xccs0, u32 xccs1)
+{
+	struct amdgpu_xcp_mgr *xm;
+	int i;
+
+	xm = kunit_kzalloc(test, sizeof(*xm), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, xm);
+	mutex_init(&xm->xcp_lock);
+	xm->adev = e->adev;
+	xm->num_xcps = 2;
+	for (i = 0; i < 2; i++) {
+		xm->xcp[i].id = i;
+		xm->xcp[i].valid = true;
+		xm->xcp[i].ip[AMDGPU_XCP_GFX].valid = true;
+		xm->xcp[i].ip[AMDGPU_XCP_GFX].inst_mask = i ? xccs1 : xccs0;
+	}
+	e->adev->xcp_mgr = xm;
+}
+
 unsigned long spm_env_user_buf(struct kunit *test, u32 size, unsigned long flags)
 {
 	unsigned long addr;

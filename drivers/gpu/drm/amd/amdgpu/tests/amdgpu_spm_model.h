@@ -419,6 +419,8 @@ int spm_env_op(struct spm_env *e, struct drm_file *f, u32 op);
 int spm_env_set_buf(struct spm_env *e, struct drm_file *f, unsigned long buf,
 		    u32 size, u32 timeout, struct drm_amdgpu_spm_args *out);
 unsigned long spm_env_user_buf(struct kunit *test, u32 size, unsigned long flags);
+void spm_env_two_partitions(struct kunit *test, struct spm_env *e,
+			    u32 xccs0, u32 xccs1);
 void spm_env_read_header(struct kunit *test, unsigned long buf, u32 off,
 			 struct drm_amdgpu_spm_buffer_header *hdr);
 void spm_env_stats(struct kunit *test, struct spm_env *e, u32 xcp,

@@ -297,24 +297,11 @@ static void spm_acquire_waits_for_vmid_writers(struct kunit *test)
 static void spm_partitions_are_independent(struct kunit *test)
 {
 	struct spm_env *e = env(test, 4);
-	struct amdgpu_xcp_mgr *xm;
 	struct drm_file *p1;
 	unsigned long buf;
 	struct drm_amdgpu_spm_args out;
-	int i;
 
-	xm = kunit_kzalloc(test, sizeof(*xm), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, xm);
-	mutex_init(&xm->xcp_lock);
-	xm->adev = e->adev;
-	xm->num_xcps = 2;
-	for (i = 0; i < 2; i++) {
-		xm->xcp[i].id = i;
-		xm->xcp[i].valid = true;
-		xm->xcp[i].ip[AMDGPU_XCP_GFX].valid = true;
-		xm->xcp[i].ip[AMDGPU_XCP_GFX].inst_mask = 0x3 << (2 * i);
-	}
-	e->adev->xcp_mgr = xm;
+	spm_env_two_partitions(test, e, 0x3, 0xc);
 	p1 = amdgpu_kunit_helper_alloc_file(test, e->adev, 1);
 
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, p1, AMDGPU_SPM_OP_ACQUIRE), 0);
@@ -351,22 +338,9 @@ static void spm_gfx_reservation_scope(struct kunit *test)
 {
 	struct spm_env *e = env(test, 4);
 	struct amdgpu_device *adev = e->adev;
-	struct amdgpu_xcp_mgr *xm;
 	struct drm_file *p1, *gfx1, *gfx_primary;
-	int i;
 
-	xm = kunit_kzalloc(test, sizeof(*xm), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, xm);
-	mutex_init(&xm->xcp_lock);
-	xm->adev = adev;
-	xm->num_xcps = 2;
-	for (i = 0; i < 2; i++) {
-		xm->xcp[i].id = i;
-		xm->xcp[i].valid = true;
-		xm->xcp[i].ip[AMDGPU_XCP_GFX].valid = true;
-		xm->xcp[i].ip[AMDGPU_XCP_GFX].inst_mask = 0x3 << (2 * i);
-	}
-	adev->xcp_mgr = xm;
+	spm_env_two_partitions(test, e, 0x3, 0xc);
 	adev->vm_manager.first_kfd_vmid = 8;
 	amdgpu_vmid_mgr_init(adev);
 	p1 = amdgpu_kunit_helper_alloc_file(test, adev, 1);
