@@ -107,11 +107,13 @@ MODULE_PARM_DESC(spm_paranoid,
 		 "SPM profiling: 1 = only CAP_PERFMON or CAP_SYS_ADMIN may acquire SPM (default), 0 = any user with access to the render node");
 
 /*
- * How long release waits for the worker to give the hardware back: a
- * reset normally ends well within amdgpu's default job timeout (10 s),
- * after which the worker reaches the hardware again; a resume that failed
- * leaves the device suspended for good (amdgpu_device_resume() returns
- * before it clears in_suspend), and then release gives up and leaks
+ * How long release waits for the worker to give the hardware back. A
+ * resume that failed leaves the device suspended (amdgpu_device_resume()
+ * returns before it clears in_suspend) until a later resume succeeds; a
+ * reset may also take longer than this. Release then gives up and leaks
+ * the rings until sw_fini, and ACQUIRE fails with -EIO from then on (see
+ * spm_acquire()), so that the leak is one acquisition per partition at
+ * most, not one per ACQUIRE/RELEASE cycle.
  */
 unsigned int amdgpu_spm_release_ms = 10000;
 
@@ -1094,6 +1096,17 @@ static int spm_alloc_rings(struct amdgpu_spm_session *s)
 	return 0;
 }
 
+/* Whether a release had to leave its rings (until sw_fini) */
+static bool spm_leaked(struct amdgpu_device *adev)
+{
+	bool leaked;
+
+	spin_lock_irq(&adev->spm.arb_lock);
+	leaked = !list_empty(&adev->spm.leaked);
+	spin_unlock_irq(&adev->spm.arb_lock);
+	return leaked;
+}
+
 static int spm_acquire(struct amdgpu_spm_mgr *mgr, struct drm_file *filp)
 {
 	struct amdgpu_device *adev = mgr->adev;
@@ -1113,6 +1126,17 @@ static int spm_acquire(struct amdgpu_spm_mgr *mgr, struct drm_file *filp)
 	/* No SPM VMID, or no empty table to park it on: see amdgpu_spm_vmid.c */
 	if (adev->spm.dead || !adev->spm.vmid || !adev->spm.park.priv)
 		goto out_unlock;
+	/*
+	 * Not resumed, or a release already had to leave rings the RLC may
+	 * still reach: another acquisition would only add to the leak.
+	 */
+	r = -EIO;
+	if (READ_ONCE(adev->in_suspend) || spm_leaked(adev)) {
+		dev_dbg(adev->dev, "SPM: ACQUIRE refused: %s\n",
+			adev->in_suspend ? "device suspended" :
+			"rings of an earlier release still held");
+		goto out_unlock;
+	}
 	r = -EBUSY;
 	if (mgr->sess)
 		goto out_unlock;

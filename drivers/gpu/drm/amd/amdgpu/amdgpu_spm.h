@@ -247,7 +247,7 @@ void amdgpu_spm_ring_free_gtt(struct amdgpu_device *adev, u32 xcc,
 extern int amdgpu_spm_paranoid;
 extern unsigned int amdgpu_spm_ring_size;
 extern unsigned int amdgpu_spm_backstop_ms;
-/* Not a parameter: how long release waits for the hardware (tests shorten it) */
+/* Not a parameter: how long release waits for the hardware (tests cut it) */
 extern unsigned int amdgpu_spm_release_ms;
 
 /**

@@ -33,17 +33,20 @@
  *
  * All of that rests on one thing no public source settles, and only a GPU
  * or AMD's register-protection documentation can: whether a user command
- * stream can write RLC_SPM_MC_CNTL itself. Its offset (0x4c71 in segment
- * 1 of the GC 9.4.x headers, dword 0xEC71 with GC 9.4.3's segment base)
- * lies in the UCONFIG range that SET_UCONFIG_REG writes, like the ring
- * registers. If a stream can write it, it can point the RLC at its own
- * VMID, at VMID 0 (the GART) or at any VMID, and this isolation is void:
- * the RLC then reaches whatever that VM maps. The read-back below only
- * notices afterwards. What would then be needed is for the CP to refuse
- * that register from user streams (a privileged-register list or CP
- * register protection covering it), which nothing in the base tree shows
- * for GC 9.4.x.
- *
+ * stream can write RLC_SPM_MC_CNTL itself. It is 0x4c71 in GC segment 1
+ * (gc_9_0_offset.h, which GC 9.4.1 uses, gc_9_4_2_offset.h and
+ * gc_9_4_3_offset.h), dword 0xEC71 where that segment starts at 0xA000
+ * (vega10_ip_offset.h; GC 9.4.3 takes its bases from IP discovery). That
+ * is inside the UCONFIG range of Mesa's ac sid.h (bytes 0x30000 to
+ * 0x40000), though past the end that soc15d.h gives SET_UCONFIG_REG
+ * (0xc400). Whether the CP takes it from a user stream, as it may take the
+ * ring registers, is that question. If a stream can write it, it can point
+ * the RLC at its own VMID, at VMID 0 (the GART) or at any VMID, and this
+ * isolation is void: the RLC then reaches whatever that VM maps. The
+ * read-back below only notices afterwards. What would then be needed is
+ * for the CP to refuse that register from user streams (a
+ * privileged-register list or CP register protection covering it), which
+ * nothing in the base tree shows for GC 9.4.x.
  *
  * - **The VMID** is the first one that amdgpu gives KFD,
  *   &amdgpu_vm_manager.first_kfd_vmid (3 on GC 9.4.x). amdgpu_ids manages
@@ -336,7 +339,12 @@ static bool spm_vmid_flush(struct amdgpu_device *adev, u32 xcc)
 						   AMDGPU_GFXHUB(xcc), 0);
 	adev->gmc.gmc_funcs->flush_gpu_tlb(adev, adev->spm.vmid,
 					   AMDGPU_GFXHUB(xcc), 2);
-	/* Not amdgpu_reset_pending(): RLC resume from suspend holds no lock */
+	/*
+	 * Not amdgpu_reset_pending(), which asserts the lock is held: RLC
+	 * resume from suspend holds none. There the flush goes by MMIO, not
+	 * the KIQ (the gfx IP's cp_compute_enable(false) cleared the KIQ's
+	 * sched.ready), so no pending reset can make it bail out.
+	 */
 	return !rwsem_is_contended(&adev->reset_domain->sem);
 }
 
@@ -349,11 +357,15 @@ static bool spm_vmid_flush(struct amdgpu_device *adev, u32 xcc)
  * Programs the context of the SPM VMID on the GFXHUB of @xcc, then flushes
  * the HDP and that context's TLB. The caller has stopped the RLC of @xcc.
  *
- * Return: true if the flush is known done; false if a reset was pending
- * during it and it may have been skipped: until a later call returns
- * true, the TLB may still hold translations of the table before, and the
- * caller must treat the state of @xcc as lost (the SPM manager programs
- * it again on its next pass, and frees nothing meanwhile).
+ * Return: false if a reset was pending during the flush, which the KIQ
+ * path then skips silently (amdgpu_gmc_fw_reg_write_reg_wait()): until a
+ * later call returns true, the TLB may still hold translations of the
+ * table before, and the caller must treat the state of @xcc as lost (the
+ * SPM manager programs it again on its next pass, and frees nothing
+ * meanwhile). True otherwise. The other ways a flush can fail without
+ * telling its caller (the KIQ's fence or register wait timing out, the
+ * MMIO path's "Timeout waiting for VM flush ACK") are not seen here:
+ * flush_gpu_tlb() returns nothing, and they print an error.
  */
 bool amdgpu_spm_vmid_use(struct amdgpu_device *adev, u32 xcc,
 			 const struct amdgpu_spm_pt *pt)
@@ -375,8 +387,9 @@ bool amdgpu_spm_vmid_use(struct amdgpu_device *adev, u32 xcc,
  * the profiler owns @xcc: the RLC was reset, and until the worker programs
  * its rings again (amdgpu_spm_hw_lost()) nothing may be reachable. The
  * empty table exists since sw_init (amdgpu_spm_vmid_init()). Whether the
- * flush was done is not looked at: RLC resume calls amdgpu_spm_hw_lost()
- * right after, and the RLC writes nothing before a stream starts it.
+ * flush was done is not looked at: RLC resume runs after a reset or a
+ * power-up, whose hub TLBs hold nothing of the table before, and calls
+ * amdgpu_spm_hw_lost() right after.
  *
  * Context: RLC resume, in process context; does not allocate.
  */
@@ -395,12 +408,13 @@ void amdgpu_spm_vmid_park(struct amdgpu_device *adev, u32 xcc)
  * amdgpu_spm_vmid_fini - free the empty table
  * @adev: the device
  *
- * Called from the gfx IP's sw_fini, and from its sw_init when that fails
- * after amdgpu_spm_vmid_init() (no context points at the table yet then):
- * by then hw_fini stopped the RLC and the GMC's hw_fini disabled the VM
- * contexts (gfxhub's gart_disable), so no context points at the table
- * any more. The rings and tables of releases that timed out go too. Earlier, at
- * amdgpu_spm_fini(), the RLC still runs with its SPM VMID's context on it.
+ * Called from two places. From the gfx IP's sw_fini: by then hw_fini
+ * stopped the RLC and the GMC's hw_fini disabled the VM contexts
+ * (gfxhub's gart_disable), so no context points at the table any more;
+ * earlier, at amdgpu_spm_fini(), the RLC still runs with its SPM VMID's
+ * context on it. And from the gfx IP's sw_init, when it fails after
+ * amdgpu_spm_vmid_init(): no context points at the table yet then. The
+ * rings and tables of releases that timed out go too.
  */
 void amdgpu_spm_vmid_fini(struct amdgpu_device *adev)
 {

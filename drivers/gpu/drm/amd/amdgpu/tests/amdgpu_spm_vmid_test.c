@@ -468,7 +468,8 @@ static void expect_tamper_ends(struct kunit *test, struct spm_env *e,
  * to the rings. RELEASE returns after amdgpu_spm_release_ms anyway and
  * frees neither the rings nor the acquisition's table, and counts the
  * leak; the gfx IP's sw_fini frees them, after hw_fini disabled the
- * contexts.
+ * contexts. ACQUIRE fails with -EIO while the device is suspended, and
+ * once a release leaked, so that the leak cannot grow with each cycle.
  */
 static void spm_vmid_release_dead_hw_leaks(struct kunit *test)
 {
@@ -476,6 +477,12 @@ static void spm_vmid_release_dead_hw_leaks(struct kunit *test)
 	struct amdgpu_device *adev = e->adev;
 	unsigned int n = part(test)->nxcc;
 	unsigned long buf = spm_env_user_buf(test, n * SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+
+	/* A device not resumed is not acquired */
+	adev->in_suspend = true;
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), -EIO);
+	KUNIT_EXPECT_EQ(test, e->m->allocs, 0);
+	adev->in_suspend = false;
 
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	KUNIT_ASSERT_EQ(test, spm_env_set_buf(e, e->a, buf, n * SZ_64K, 0, NULL), 0);
@@ -488,8 +495,17 @@ static void spm_vmid_release_dead_hw_leaks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e->m->allocs, n);
 	KUNIT_EXPECT_EQ(test, spm_model_live_pts(e->m), 2);
 	KUNIT_EXPECT_EQ(test, e->m->free_violations, 0);
-	/* Released all the same: the file may acquire again */
+	/* Released all the same */
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), -EINVAL);
+	/*
+	 * But no acquisition adds to the leak, even once the device is
+	 * resumed: the leaked rings stay until unload, one set at most
+	 */
+	adev->in_suspend = false;
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), -EIO);
+	KUNIT_EXPECT_EQ(test, e->m->allocs, n);
+	KUNIT_EXPECT_EQ(test, adev->spm.nleaked, 1);
+	adev->in_suspend = true;
 
 	/* Unload: hw_fini turns the contexts off, then the gfx IP's sw_fini */
 	spm_model_gart_disable(e->m);
@@ -506,7 +522,10 @@ struct vmid_resetter {
 	struct completion done;
 };
 
-/* A reset that never reaches RLC resume: a queue reset, or one that failed */
+/*
+ * A reset that never reaches RLC resume: gpu_recover's path that skips the
+ * hardware reset (the guilty job already signalled), or one that failed
+ */
 static int vmid_resetter_fn(void *data)
 {
 	struct vmid_resetter *rt = data;
