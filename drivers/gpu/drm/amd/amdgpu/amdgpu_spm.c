@@ -1301,7 +1301,8 @@ static void spm_release_locked(struct amdgpu_spm_mgr *mgr)
 
 	/*
 	 * The XCCs go back even when leaking: whatever programs them next
-	 * (an ACQUIRE, RLC resume) points their context elsewhere, flushed
+	 * (RLC resume; ACQUIRE is refused from now on) points their context
+	 * elsewhere, flushed
 	 */
 	spm_unclaim_xccs(s);
 	amdgpu_spm_pins_fini(&s->pins);
