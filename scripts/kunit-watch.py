@@ -29,7 +29,14 @@ The deadline is not a measurement: it only has to be far above the
 longest wait for one result that a working case causes (the last line of
 FILE says what it was in this run, and the result line that ended it),
 and far below kunit.py's timeout.
-Exit status: COMMAND's, or 124 when the deadline stopped it. Killed by
+With --stop-at-failure (the mutation check: one failing case kills a
+mutant, the cases after it add nothing), the first "not ok" result line
+ends the run the same way, with the line
+
+    kunit-watch: stopped at the first failure: <the result line>
+
+Exit status: COMMAND's, 124 when the deadline stopped it, 1 when
+--stop-at-failure did. Killed by
 SIGTERM, SIGINT or SIGHUP (an outer timeout, ^C), it kills COMMAND's
 process group first (QEMU is not left running) and exits 128 + the
 signal.
@@ -53,6 +60,7 @@ def main():
     ap.add_argument("--deadline", type=float, required=True)
     ap.add_argument("--boot-deadline", type=float, default=300)
     ap.add_argument("--log", required=True)
+    ap.add_argument("--stop-at-failure", action="store_true")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
@@ -78,6 +86,7 @@ def main():
     longest = 0.0
     longest_at = ""    # the result line that ended the longest wait
     stopped = False
+    failed = False
     pending = b""
     fd = child.stdout.fileno()
     while True:
@@ -115,7 +124,16 @@ def main():
                     longest = now - since
                     longest_at = line.strip()
                 since = now
+            m = RESULT.match(line)
+            if args.stop_at_failure and m and m.group(1) == "not ok":
+                out.write("kunit-watch: stopped at the first failure: %s\n" % line.strip())
+                failed = True
+                break
         out.flush()
+        if failed:
+            os.killpg(child.pid, signal.SIGKILL)
+            pending = b""
+            break
     if pending:
         out.write(pending.decode("utf-8", "replace") + "\n")
     rc = child.wait()
@@ -123,7 +141,7 @@ def main():
               % (longest, args.deadline,
                  ", before \"%s\"" % longest_at if longest_at else ""))
     out.close()
-    sys.exit(124 if stopped else rc)
+    sys.exit(124 if stopped else 1 if failed else rc)
 
 
 if __name__ == "__main__":

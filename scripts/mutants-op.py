@@ -644,6 +644,174 @@ def boot_glob(globs, test_dir, very_slow_filtered):
     return glob
 
 
+# Mutation schemata: every mutant of a run compiled into one kernel, each
+# behind a test of a number the kernel reads from its command line
+# (amdgpu.mutant=K), so that a sampled run builds once and boots once per
+# mutant. A mutant whose code cannot take a run-time choice (a constant
+# expression: a case label, a static initializer, a FIELD_PREP() mask) or
+# whose span crosses another's is left out, and scripts/mutate.sh builds
+# it on its own as before.
+SCHEMA_PRELUDE = 'extern int amdgpu_mutant; '
+# Appended to amdgpu_drv.c: the number, as the module parameter "mutant"
+SCHEMA_PARAM = ('\nint amdgpu_mutant;\n'
+                'module_param_named(mutant, amdgpu_mutant, int, 0444);\n')
+SCHEMA_PARAM_FILE = AMDGPU + 'amdgpu_drv.c'
+# Tokens before which the left operand of a relational operator starts
+LEFT_START = {'(', '[', ',', ';', '{', '}', '?', ':', '&&', '||', '==', '!=',
+              '&', '|', '^', '<', '>', '<=', '>='} | ASSIGN
+
+
+def schema_span(toks, mate, m):
+    """(S, E, s, e, f): the span [S, E) of source a mutant's run-time choice
+    replaces, the span [s, e) inside it that the mutant changes, and f, which
+    makes the change from the text of [s, e)."""
+    ident, line, s, e, rep = m
+    op = ident.split(':')[2]
+    if op == 'negate-cond':
+        return s, e, s, e, lambda t: '!(' + t + ')'
+    if op == 'shift':
+        delta = ' + 1' if rep.endswith(' + 1') else ' - 1'
+        return s, e, s, e, lambda t: '(' + t + ')' + delta
+    if op == 'delete-call':
+        return s, e, s, e, None
+    if op in ('err-return', 'const'):
+        return s, e, s, e, lambda t: rep
+    if op == 'boundary':
+        i = next(k for k, t in enumerate(toks) if t.start == s)
+        j = i - 1
+        while j >= 0:
+            u = toks[j]
+            if u.kind == 'punct' and u.text in ')]' and j in mate:
+                j = mate[j] - 1
+                continue
+            if (u.kind == 'punct' and u.text in LEFT_START) or \
+                    (u.kind == 'ident' and u.text == 'return'):
+                break
+            j -= 1
+        k = i + 1
+        while k < len(toks):
+            u = toks[k]
+            if u.kind == 'punct':
+                if u.text in '([' and k in mate:
+                    k = mate[k] + 1
+                    continue
+                if u.text in ')]}' or u.text in OPERAND_END:
+                    break
+            k += 1
+        if j + 1 >= i or k <= i + 1:
+            return None
+        return toks[j + 1].start, toks[k - 1].end, s, e, lambda t: rep
+    return None
+
+
+def schemata(src, chosen, number):
+    """src with every mutant of chosen (mutants_of() tuples) behind
+    AMDGPU_MUT(number[ID]); returns (text, {ID: reason left out})."""
+    toks = tokenize(src)
+    mate = matching(toks)
+    out = {}
+    spans = []
+    for m in chosen:
+        sp = schema_span(toks, mate, m)
+        if sp is None:
+            out[m[0]] = 'no operands found'
+            continue
+        if re.search(r'\n[ \t]*#', src[sp[0]:sp[1]]):
+            out[m[0]] = 'a preprocessor line inside'
+            continue
+        spans.append((m, sp))
+    # Parents before children: by start, then the longer first
+    spans.sort(key=lambda x: (x[1][0], -x[1][1]))
+    kept = []
+    for m, sp in spans:
+        S, E, s, e, _ = sp
+        bad = False
+        for _, q in kept:
+            inside = q[0] <= S and E <= q[1]
+            apart = E <= q[0] or q[1] <= S
+            if inside:
+                # inside the parent's changed span, or wholly outside it
+                if not (q[2] <= S and E <= q[3]) and not (E <= q[2] or q[3] <= S):
+                    bad = True
+            elif not apart:
+                bad = True
+        if bad:
+            out[m[0]] = "its span crosses another mutant's"
+            continue
+        kept.append((m, sp))
+
+    def flat(a, b):
+        return ' '.join(t.text for t in toks if a <= t.start and t.end <= b)
+
+    def render(a, b, items, one):
+        res, pos, k = [], a, 0
+        while k < len(items):
+            m, (S, E, s, e, f) = items[k]
+            kids = []
+            k += 1
+            while k < len(items) and items[k][1][1] <= E:
+                kids.append(items[k])
+                k += 1
+            res.append(flat(pos, S) if one else src[pos:S])
+            orig = render(S, E, kids, one)
+            sel = f'(amdgpu_mutant == {number[m[0]]})'
+            if f is None:
+                res.append(f'do {{ if (!{sel}) {orig}; }} while (0)')
+            else:
+                pre = [x for x in kids if x[1][1] <= s]
+                mid = [x for x in kids if s <= x[1][0] and x[1][1] <= e]
+                post = [x for x in kids if x[1][0] >= e]
+                mut = (render(S, s, pre, True) + ' ' + f(render(s, e, mid, True)) +
+                       ' ' + render(e, E, post, True))
+                if m[0].split(':')[2] == 'negate-cond':
+                    # a condition: both sides as 0 or 1, whatever its type
+                    res.append(f'({sel} ? !!({mut}) : !!({orig}))')
+                else:
+                    res.append(f'({sel} ? ({mut}) : ({orig}))')
+            pos = E
+        res.append(flat(pos, b) if one else src[pos:b])
+        return ''.join(res) if not one else ' '.join(x for x in res if x)
+
+    # the declaration on the first line, so that no line number moves
+    return SCHEMA_PRELUDE + render(0, len(src), kept, False), out, kept
+
+
+def write_schemata(tree, outdir, idfile, exclude):
+    """The schema command: see the usage."""
+    with open(idfile) as fh:
+        ids = [l.split('\t')[0].strip() for l in fh if l.strip()]
+    number = {ident: k for k, ident in enumerate(ids, 1)}
+    skip = set()
+    if exclude and os.path.exists(exclude):
+        with open(exclude) as fh:
+            skip = {l.split('\t')[0].strip() for l in fh if l.strip()}
+    verdict = {}
+    for f, (src, ms) in load(tree, list(FILES)).items():
+        chosen = [m for m in ms if m[0] in number]
+        for m in chosen:
+            if m[0] in skip:
+                verdict[m[0]] = ('out', 'did not compile in the schema')
+        chosen = [m for m in chosen if m[0] not in skip]
+        text, left, kept = schemata(src, chosen, number)
+        for ident, why in left.items():
+            verdict[ident] = ('out', why)
+        for m, (S, E, _, _, _) in kept:
+            verdict[m[0]] = ('in', f'{f}\t{src.count(chr(10), 0, S) + 1}\t'
+                             f'{src.count(chr(10), 0, E) + 1}')
+        os.makedirs(os.path.join(outdir, os.path.dirname(f)), exist_ok=True)
+        with open(os.path.join(outdir, f), 'w') as fh:
+            fh.write(text)
+    with open(os.path.join(tree, SCHEMA_PARAM_FILE)) as fh:
+        drv = fh.read()
+    os.makedirs(os.path.join(outdir, os.path.dirname(SCHEMA_PARAM_FILE)), exist_ok=True)
+    with open(os.path.join(outdir, SCHEMA_PARAM_FILE), 'w') as fh:
+        fh.write(drv + SCHEMA_PARAM)
+    for ident in ids:
+        v = verdict.get(ident, ('out', 'no such mutant'))
+        print(f'{number[ident]}\t{ident}\t{v[0]}\t{v[1]}')
+    return 0
+
+
 def sample(items, n, seed):
     items = sorted(items, key=lambda x: (x[0], x[2][1], x[2][0]))
     if n is None or n >= len(items):
@@ -655,7 +823,7 @@ def sample(items, n, seed):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('cmd', choices=['list', 'write', 'write-all', 'patch', 'suites',
-                                    'boot-glob', 'report'])
+                                    'boot-glob', 'report', 'schema'])
     ap.add_argument('args', nargs='*')
     ap.add_argument('--tree', default='.')
     ap.add_argument('--out')
@@ -668,8 +836,13 @@ def main():
     ap.add_argument('--select', default='*')
     ap.add_argument('--tests')
     ap.add_argument('--very-slow-filtered', action='store_true')
+    ap.add_argument('--exclude')
     a = ap.parse_intermixed_args()
     files = list(FILES)
+    if a.cmd == 'schema':
+        if len(a.args) != 1 or not a.out:
+            ap.error('schema takes --out DIR and a file of IDs')
+        return write_schemata(a.tree, a.out, a.args[0], a.exclude)
     if a.cmd == 'list':
         if a.args:
             files = a.args

@@ -75,16 +75,26 @@ tests=$KTREE/drivers/gpu/drm/amd/amdgpu/tests
 # killed_by (deadline, timeout or the glob that failed)
 run_kunit() {
 	local name=$1 g rc p f raw=$BUILD/mutate/$1.raw
+	local -a cmd=(run "${KUNIT_OPTS[@]}") wrap=(locked) extra=()
 	shift
 	verdict=SURVIVED
 	killed_by=
+	# In a schema run (see below): boot the kernel built once, with the
+	# mutant's number, beside the other jobs (the build lock is held by
+	# the run itself)
+	if [ -n "${SCHEMA_K:-}" ]; then
+		cmd=(exec --arch=x86_64 --kunitconfig="$KCONF_FILE" --build_dir="$KCONF_DIR"
+			--kernel_args="amdgpu.mutant=$SCHEMA_K")
+		wrap=()
+	fi
+	[ -z "${MUTANTS_SAMPLE:-}" ] || extra=(--stop-at-failure)
 	: > "$BUILD/mutate/$name.log"
 	for g in "$@"; do
 		set +e
-		locked timeout "$limit" python3 "$TOP/scripts/kunit-watch.py" \
-			--deadline "$deadline" --log "$raw" -- \
-			python3 tools/testing/kunit/kunit.py run \
-			"${KUNIT_OPTS[@]}" --qemu_args="-smp 2 -m 2048" \
+		"${wrap[@]}" timeout "$limit" python3 "$TOP/scripts/kunit-watch.py" \
+			--deadline "$deadline" "${extra[@]}" --log "$raw" -- \
+			python3 tools/testing/kunit/kunit.py "${cmd[@]}" \
+			--qemu_args="-smp 2 -m 2048" \
 			--kernel_args=hugepages=4 --timeout="$limit" \
 			--filter 'speed>very_slow' --raw_output=all "$g" > /dev/null 2>&1
 		rc=$?
@@ -152,17 +162,42 @@ if [ -n "${MUTANTS_SAMPLE:-}" ]; then
 	done < "$op/list"
 	# A tree that fails unmutated would "kill" every mutant: run each glob
 	# on it first (MUTANTS_BASELINE=0 skips this)
-	if [ -z "${MUTANTS_DRY_RUN:-}" ] && [ "${MUTANTS_BASELINE:-1}" != 0 ]; then
+	baseline() {
+		local g
+		[ "${MUTANTS_BASELINE:-1}" != 0 ] || return 0
 		for g in "${globs[@]}"; do
-			log "unmutated tree: $g"
+			log "unmutated ${1:-tree}: $g"
 			run_kunit "baseline" "$g"
 			if [ "$verdict" != SURVIVED ]; then
-				echo "FAIL mutants: the unmutated tree does not pass $g (${killed_by:-$verdict}; see $BUILD/mutate/baseline.log): no mutant can be judged"
+				echo "FAIL mutants: the unmutated ${1:-tree} does not pass $g (${killed_by:-$verdict}; see $BUILD/mutate/baseline.log): no mutant can be judged"
 				exit 1
 			fi
-			echo "unmutated tree: $g passes"
+			echo "unmutated ${1:-tree}: $g passes"
 		done
-	fi
+	}
+	# record <id> <orig> <mutated> <glob> <took>: print a run mutant's
+	# verdict ($verdict, $killed_by) and add it to the results
+	record() {
+		local v raw=$BUILD/mutate/op-${1//:/_}.raw
+		case $verdict in
+		killed)
+			case $killed_by in deadline|boot-deadline|timeout) v=timeout ;; *) v=killed ;; esac
+			echo "mutant $1: killed ($killed_by, $5)" ;;
+		SURVIVED) v=survived; echo "mutant $1: survived ($5): $3" ;;
+		BROKEN)
+			if grep -q 'KTAP version\|TAP version' "$raw"; then
+				echo "mutant $1: the glob runs no case ($4; see ${raw%.raw}.log)"
+				notapply=$((notapply + 1))
+				return
+			fi
+			v=stillborn
+			echo "mutant $1: stillborn (does not build; see ${raw%.raw}.log)" ;;
+		esac
+		printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$v" "$2" "$3" "$killed_by" >> "$results"
+	}
+	# Which mutants to run: those that apply, have a boot glob and are not
+	# listed as equivalent
+	: > "$op/torun"
 	while IFS=$'\t' read -r id orig mutated listed; do
 		n=$((n + 1))
 		safe=${id//:/_}
@@ -187,28 +222,106 @@ if [ -n "${MUTANTS_SAMPLE:-}" ]; then
 			echo "mutant $id: applies; would run $glob: $orig  =>  $mutated"
 			continue
 		fi
-		git apply "$op/$safe.patch"
-		log "mutant $id: $glob"
-		t0=$(date +%s)
-		run_kunit "op-$safe" "$glob"
-		git apply -R "$op/$safe.patch"
-		took="$(( $(date +%s) - t0 )) s"
-		case $verdict in
-		killed)
-			case $killed_by in deadline|boot-deadline|timeout) v=timeout ;; *) v=killed ;; esac
-			echo "mutant $id: killed ($killed_by, $took)" ;;
-		SURVIVED) v=survived; echo "mutant $id: survived ($took): $mutated" ;;
-		BROKEN)
-			if grep -q 'KTAP version\|TAP version' "$BUILD/mutate/op-$safe.raw"; then
-				echo "mutant $id: the glob runs no case ($glob; see $BUILD/mutate/op-$safe.log)"
-				notapply=$((notapply + 1))
+		printf '%s\t%s\t%s\n' "$id" "$orig" "$mutated" >> "$op/torun"
+	done < "$op/list"
+	# Mutation schemata (MUTANTS_SCHEMATA=0: one build per mutant): every
+	# mutant to run is compiled into one kernel by mutants-op.py schema,
+	# behind "amdgpu_mutant == K", K its line in $op/torun; the kernel is
+	# built once, with amdgpu.mutant=0 it must pass every glob (the
+	# baseline, and the check that the schema changes nothing unselected),
+	# then each mutant is one boot with amdgpu.mutant=K, MUTANTS_JOBS
+	# (default 2) boots at a time. A mutant that does not compile in the
+	# schema (a constant expression) is named by the compiler's error
+	# line, left out, and built on its own after the others, as is one
+	# whose span crosses another's.
+	: > "$op/alone"
+	if [ -z "${MUTANTS_DRY_RUN:-}" ] && [ -s "$op/torun" ] && [ "${MUTANTS_SCHEMATA:-1}" != 0 ]; then
+		exec 9> "$LOCK"
+		flock 9
+		restore() { git -C "$KTREE" checkout -q -- drivers/gpu/drm/amd/amdgpu; }
+		trap restore EXIT
+		: > "$op/schema.excluded"
+		for try in 1 2 3 4 5 6 7 8; do
+			rm -rf "$op/schema"
+			python3 "$gen" schema --tree "$KTREE" --out "$op/schema" \
+				--exclude "$op/schema.excluded" "$op/torun" > "$op/schema.map"
+			cp -r "$op/schema/." "$KTREE/"
+			log "mutation schemata: $(grep -c $'\tin\t' "$op/schema.map") mutants in one kernel (build $try)"
+			set +e
+			python3 tools/testing/kunit/kunit.py build "${KUNIT_OPTS[@]}" \
+				--make_options=-k > "$op/schema.build" 2>&1
+			rc=$?
+			set -e
+			[ "$rc" != 0 ] || break
+			# The mutants whose span holds a line an error names
+			new=$(python3 - "$op/schema.build" "$op/schema.map" <<-'PY'
+			import re, sys
+			bad = set()
+			for l in open(sys.argv[1]):
+			    m = re.search(r'(drivers/gpu/drm/amd/amdgpu/[\w.]+\.c):(\d+):\d+: error:', l)
+			    if m:
+			        bad.add((m.group(1), int(m.group(2))))
+			for l in open(sys.argv[2]):
+			    f = l.rstrip('\n').split('\t')
+			    if f[2] == 'in' and any(p == f[3] and int(f[4]) <= n <= int(f[5])
+			                            for p, n in bad):
+			        print(f[1])
+			PY
+			)
+			if [ -z "$new" ]; then
+				restore
+				die "the mutation schemata do not build, and no error names a mutant's line (see $op/schema.build)"
+			fi
+			echo "$new" >> "$op/schema.excluded"
+			log "left out of the schema (does not compile there): $(echo $new)"
+		done
+		[ "$rc" = 0 ] || { restore; die "the mutation schemata still do not build (see $op/schema.build)"; }
+		SCHEMA_K=0 baseline "kernel (schemata, amdgpu.mutant=0)"
+		jobs_max=${MUTANTS_JOBS:-2}
+		while IFS=$'\t' read -r k id state _; do
+			if [ "$state" != in ]; then
+				awk -F'\t' -v id="$id" '$1 == id' "$op/torun" >> "$op/alone"
 				continue
 			fi
-			v=stillborn
-			echo "mutant $id: stillborn (does not build; see $BUILD/mutate/op-$safe.log)" ;;
-		esac
-		printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$v" "$orig" "$mutated" "$killed_by" >> "$results"
-	done < "$op/list"
+			while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+			(
+				safe=${id//:/_}
+				t0=$(date +%s)
+				SCHEMA_K=$k run_kunit "op-$safe" "${globof[$id]}"
+				printf '%s|%s|%s s\n' "$verdict" "$killed_by" "$(( $(date +%s) - t0 ))" > "$op/$safe.verdict"
+				echo "mutant $id: $verdict${killed_by:+ ($killed_by)} (amdgpu.mutant=$k)" >&2
+			) &
+		done < "$op/schema.map"
+		wait
+		while IFS=$'\t' read -r id orig mutated; do
+			safe=${id//:/_}
+			if [ ! -e "$op/$safe.verdict" ]; then
+				# left out of the schema: judged below, on its own
+				if awk -F'\t' -v id="$id" '$2 == id && $3 == "in"' "$op/schema.map" | grep -q .; then
+					echo "mutant $id: its boot left no verdict (see $BUILD/mutate/op-$safe.log)"
+					notapply=$((notapply + 1))
+				fi
+				continue
+			fi
+			IFS='|' read -r verdict killed_by took < "$op/$safe.verdict"
+			record "$id" "$orig" "$mutated" "${globof[$id]}" "$took, in the schema"
+		done < "$op/torun"
+		restore
+		trap - EXIT
+		flock -u 9
+	elif [ -z "${MUTANTS_DRY_RUN:-}" ]; then
+		baseline
+		cp "$op/torun" "$op/alone"
+	fi
+	while IFS=$'\t' read -r id orig mutated; do
+		safe=${id//:/_}
+		git apply "$op/$safe.patch"
+		log "mutant $id: ${globof[$id]}"
+		t0=$(date +%s)
+		run_kunit "op-$safe" "${globof[$id]}"
+		git apply -R "$op/$safe.patch"
+		record "$id" "$orig" "$mutated" "${globof[$id]}" "$(( $(date +%s) - t0 )) s"
+	done < "$op/alone"
 	git diff --quiet HEAD || die "a mutant was not reverted in $KTREE"
 	[ "$n" -gt 0 ] || die "no operator mutant matches $pat"
 	if [ -n "${MUTANTS_DRY_RUN:-}" ]; then
