@@ -37,6 +37,9 @@ runnable "static checks" "$TOP/scripts/static.sh" &&
 	counted "static checks" "$BUILD/static.log" "$TOP/scripts/static.sh"
 # The quick half of the mutation check; make mutate runs the mutants.
 counted "mutants" "$BUILD/mutants.log" python3 "$TOP/scripts/mutants-check.py" "$TOP" "$KTREE"
+# The schemata make mutate compiles a sample into: each mutant as itself
+counted "mutation schemata" "$BUILD/schema-check.log" \
+	python3 "$TOP/scripts/mutants-op.py" schema-check --tree "$KTREE"
 # The drain core's operator mutants, all of them, against its native tests
 runnable "native mutants" "$TOP/scripts/mutate-native.sh" &&
 	counted "native mutants" "$BUILD/mutate-native.log" env MUTANTS_QUIET=1 "$TOP/scripts/mutate-native.sh"

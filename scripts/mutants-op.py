@@ -50,6 +50,19 @@ Usage:
         names and a character class for each of the next characters,
         until it matches no other suite (or their names end); the
         suites it matches beyond those go to stderr (they run too)
+  mutants-op.py schema --tree T --out DIR [--exclude X] IDS
+        write to DIR (as paths under the tree) the series' files with
+        every mutant IDS lists (one per line, first field; its number K
+        is its line) behind "(amdgpu_mutant == K)", and amdgpu_drv.c
+        with that variable as the module parameter "mutant"; no line
+        number moves. Prints K <TAB> ID <TAB> "in" <TAB> file <TAB>
+        first line <TAB> last line, or K <TAB> ID <TAB> "out" <TAB> why
+        (its span crosses another's; X lists it: it did not compile)
+  mutants-op.py schema-check --tree T
+        every mutant of the files in one schema per file (those whose
+        spans do not cross): resolved as the kernel runs it, each file
+        must be the original token for token with no mutant chosen, and
+        the mutant's file with its number; PASS / FAIL line
   mutants-op.py report [--equivalent F] [--goal P] [--glob G]
                        [--sample UNIVERSE] RESULTS
         the kill score per file of a run, from RESULTS (lines of ID <TAB>
@@ -670,8 +683,10 @@ def schema_span(toks, mate, m):
     if op == 'negate-cond':
         return s, e, s, e, lambda t: '!(' + t + ')'
     if op == 'shift':
+        # as mutants_of() writes it: a single token is not parenthesized
         delta = ' + 1' if rep.endswith(' + 1') else ' - 1'
-        return s, e, s, e, lambda t: '(' + t + ')' + delta
+        one = sum(1 for t in toks if s <= t.start and t.end <= e) == 1
+        return s, e, s, e, lambda t: (t if one else '(' + t + ')') + delta
     if op == 'delete-call':
         return s, e, s, e, None
     if op in ('err-return', 'const'):
@@ -776,6 +791,90 @@ def schemata(src, chosen, number):
     return SCHEMA_PRELUDE + render(0, len(src), kept, False), out, kept
 
 
+def resolve(toks, k, a=0, b=None, mate=None):
+    """The token texts of schema tokens toks[a:b] as the kernel runs them
+    with amdgpu_mutant == k: each choice replaced by the branch it takes."""
+    if b is None:
+        b = len(toks)
+        mate = matching(toks)
+    out = []
+    i = a
+    txt = [t.text for t in toks]
+    while i < b:
+        if txt[i:i + 7][:3] == ['(', '(', 'amdgpu_mutant'] and txt[i + 3] == '==' and \
+                txt[i + 5:i + 7] == [')', '?']:
+            n = int(txt[i + 4])
+            j = i + 7
+            bang = txt[j:j + 2] == ['!', '!']
+            j += 2 if bang else 0
+            m_end = mate[j]
+            j2 = m_end + 2 + (2 if bang else 0)
+            o_end = mate[j2]
+            if txt[m_end + 1] != ':' or mate[i] != o_end + 1:
+                raise ValueError(f'not a schema choice at line {toks[i].line}')
+            if n == k:
+                out += resolve(toks, k, j + 1, m_end, mate)
+            else:
+                out += resolve(toks, k, j2 + 1, o_end, mate)
+            i = mate[i] + 1
+            continue
+        if txt[i:i + 7] == ['do', '{', 'if', '(', '!', '(', 'amdgpu_mutant']:
+            n = int(txt[i + 8])
+            close = mate[i + 1]
+            # do { if (!(amdgpu_mutant == n)) CALL; } while (0)
+            if txt[close - 1] != ';' or txt[close + 1:close + 5] != ['while', '(', '0', ')']:
+                raise ValueError(f'not a schema deletion at line {toks[i].line}')
+            if n == k:
+                out += ['(', 'void', ')', '0']
+            else:
+                out += resolve(toks, k, i + 11, close - 1, mate)
+            i = close + 5
+            continue
+        out.append(txt[i])
+        i += 1
+    return out
+
+
+def schema_check(tree):
+    """Every mutant of every file in one schema per file (as many as do not
+    cross): with amdgpu_mutant == 0 each file must read as the original,
+    token for token, and with each mutant's number as that mutant."""
+    bad = checked = left = 0
+    for f, (src, ms) in load(tree, list(FILES)).items():
+        number = {m[0]: k for k, m in enumerate(ms, 1)}
+        text, out, kept = schemata(src, ms, number)
+        left += len(out)
+        toks = tokenize(text)
+        if [t.text for t in toks[:4]] != ['extern', 'int', 'amdgpu_mutant', ';']:
+            print(f'schema-check: {f}: no declaration on the first line')
+            bad += 1
+            continue
+        toks = toks[4:]
+        if len(text.splitlines()) != len(src.splitlines()):
+            print(f'schema-check: {f}: the schema moves line numbers')
+            bad += 1
+        want = [t.text for t in tokenize(src)]
+        if resolve(toks, 0) != want:
+            print(f'schema-check: {f}: with no mutant chosen it is not the original')
+            bad += 1
+        for m, _ in kept:
+            checked += 1
+            want = [t.text for t in tokenize(apply_mutant(src, m))]
+            got = resolve(toks, number[m[0]])
+            if got != want:
+                k = next((i for i, (x, y) in enumerate(zip(got, want)) if x != y),
+                         min(len(got), len(want)))
+                print(f'schema-check: {m[0]}: chosen, the schema differs from the mutant at '
+                      f'"{" ".join(got[max(0, k - 5):k + 5])}" (mutant: '
+                      f'"{" ".join(want[max(0, k - 5):k + 5])}")')
+                bad += 1
+    print(f'{"FAIL" if bad else "PASS"} mutation schemata: {checked} mutants of '
+          f'{len(FILES)} files, compiled in one schema per file, each read as its '
+          f'mutant when chosen and the file as it is when none is ({left} left '
+          f'out: spans that cross; {bad} problem(s))')
+    return 1 if bad else 0
+
+
 def write_schemata(tree, outdir, idfile, exclude):
     """The schema command: see the usage."""
     with open(idfile) as fh:
@@ -823,7 +922,7 @@ def sample(items, n, seed):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('cmd', choices=['list', 'write', 'write-all', 'patch', 'suites',
-                                    'boot-glob', 'report', 'schema'])
+                                    'boot-glob', 'report', 'schema', 'schema-check'])
     ap.add_argument('args', nargs='*')
     ap.add_argument('--tree', default='.')
     ap.add_argument('--out')
@@ -839,6 +938,8 @@ def main():
     ap.add_argument('--exclude')
     a = ap.parse_intermixed_args()
     files = list(FILES)
+    if a.cmd == 'schema-check':
+        return schema_check(a.tree)
     if a.cmd == 'schema':
         if len(a.args) != 1 or not a.out:
             ap.error('schema takes --out DIR and a file of IDs')

@@ -242,6 +242,8 @@ if [ -n "${MUTANTS_SAMPLE:-}" ]; then
 		trap restore EXIT
 		: > "$op/schema.excluded"
 		for try in 1 2 3 4 5 6 7 8; do
+			# from the applied series, not the schema of the try before
+			restore
 			rm -rf "$op/schema"
 			python3 "$gen" schema --tree "$KTREE" --out "$op/schema" \
 				--exclude "$op/schema.excluded" "$op/torun" > "$op/schema.map"
