@@ -734,6 +734,11 @@ def schemata(src, chosen, number):
         if re.search(r'\n[ \t]*#', src[sp[0]:sp[1]]):
             out[m[0]] = 'a preprocessor line inside'
             continue
+        nxt = [t.text for t in toks if t.start >= sp[1]][:2]
+        if m[0].split(':')[2] == 'negate-cond' and nxt == ['?', ':']:
+            # "a ?: b" is a, not 1, when a is true: no !! around it
+            out[m[0]] = 'the condition of a ?: without a middle operand'
+            continue
         spans.append((m, sp))
     # Parents before children: by start, then the longer first
     spans.sort(key=lambda x: (x[1][0], -x[1][1]))
@@ -791,6 +796,57 @@ def schemata(src, chosen, number):
     return SCHEMA_PRELUDE + render(0, len(src), kept, False), out, kept
 
 
+# C's binary operators by precedence (higher binds tighter): wrapping a
+# span in parentheses keeps its meaning only if it is a whole operand
+BINARY = {'*': 13, '/': 13, '%': 13, '+': 12, '-': 12, '<<': 11, '>>': 11,
+          '<': 10, '<=': 10, '>': 10, '>=': 10, '==': 9, '!=': 9, '&': 8,
+          '^': 7, '|': 6, '&&': 5, '||': 4, '?': 3, ':': 3, ',': 1}
+BINARY.update({a: 2 for a in ASSIGN})
+PRIMARY = 14
+
+
+def operand_end(t):
+    return t.kind in ('ident', 'num', 'str') or t.text in (')', ']', '++', '--')
+
+
+def loosest(toks, mate, a, b):
+    """The precedence of the loosest binary operator at depth 0 in
+    toks[a:b] (PRIMARY if there is none)."""
+    low = PRIMARY
+    i = a
+    while i < b:
+        t = toks[i]
+        if t.text in '([' and t.kind == 'punct' and i in mate:
+            i = mate[i] + 1
+            continue
+        if t.kind == 'punct' and t.text in BINARY and i > a and operand_end(toks[i - 1]):
+            low = min(low, BINARY[t.text])
+        i += 1
+    return low
+
+
+def whole_operand(toks, mate, a, b, lo, hi):
+    """Whether toks[a:b], a choice's branch, means in toks[lo - 1] ...
+    toks[hi] (the tokens around the choice) what it means in parentheses."""
+    low = loosest(toks, mate, a, b)
+    before = toks[lo - 1] if lo > 0 else None
+    after = toks[hi] if hi < len(toks) else None
+    if before is not None and before.kind == 'punct':
+        if before.text in BINARY and lo > 1 and operand_end(toks[lo - 2]) and \
+                before.text not in ('?', ','):
+            if BINARY[before.text] >= low:
+                return False
+        elif before.text in ('-', '+', '!', '~', '*', '&', ')', '++', '--') and low < PRIMARY:
+            return False
+    if after is not None and after.kind == 'punct':
+        if after.text in BINARY and after.text not in (':', ','):
+            if BINARY[after.text] > low:
+                return False
+        elif after.text in ('[', '(', '.', '->', '++', '--') and low < PRIMARY:
+            return False
+    return True
+
+
 def resolve(toks, k, a=0, b=None, mate=None):
     """The token texts of schema tokens toks[a:b] as the kernel runs them
     with amdgpu_mutant == k: each choice replaced by the branch it takes."""
@@ -812,6 +868,17 @@ def resolve(toks, k, a=0, b=None, mate=None):
             o_end = mate[j2]
             if txt[m_end + 1] != ':' or mate[i] != o_end + 1:
                 raise ValueError(f'not a schema choice at line {toks[i].line}')
+            # !!x is x only where the value is taken as true or false: the
+            # condition of an if, a while, or a ?: with a middle operand
+            after = txt[mate[i] + 1:mate[i] + 3]
+            if bang and not (after[:1] == ['?'] and after[1:] != [':']) and \
+                    not (after[:1] == [')'] and mate[i] + 1 in mate and
+                         txt[mate[mate[i] + 1] - 1] in ('if', 'while')):
+                raise ValueError(f'!! around a value that is not a condition at line '
+                                 f'{toks[i].line}')
+            if not bang and not (whole_operand(toks, mate, j + 1, m_end, i, mate[i] + 1) and
+                                 whole_operand(toks, mate, j2 + 1, o_end, i, mate[i] + 1)):
+                raise ValueError(f'a choice that is not a whole operand at line {toks[i].line}')
             if n == k:
                 out += resolve(toks, k, j + 1, m_end, mate)
             else:
@@ -854,13 +921,24 @@ def schema_check(tree):
             print(f'schema-check: {f}: the schema moves line numbers')
             bad += 1
         want = [t.text for t in tokenize(src)]
+        try:
+            resolve(toks, 0)
+        except ValueError as e:
+            print(f'schema-check: {f}: {e}')
+            bad += 1
+            continue
         if resolve(toks, 0) != want:
             print(f'schema-check: {f}: with no mutant chosen it is not the original')
             bad += 1
         for m, _ in kept:
             checked += 1
             want = [t.text for t in tokenize(apply_mutant(src, m))]
-            got = resolve(toks, number[m[0]])
+            try:
+                got = resolve(toks, number[m[0]])
+            except ValueError as e:
+                print(f'schema-check: {m[0]}: chosen: {e}')
+                bad += 1
+                continue
             if got != want:
                 k = next((i for i, (x, y) in enumerate(zip(got, want)) if x != y),
                          min(len(got), len(want)))
@@ -871,7 +949,7 @@ def schema_check(tree):
     print(f'{"FAIL" if bad else "PASS"} mutation schemata: {checked} mutants of '
           f'{len(FILES)} files, compiled in one schema per file, each read as its '
           f'mutant when chosen and the file as it is when none is ({left} left '
-          f'out: spans that cross; {bad} problem(s))')
+          f'out: spans that cross, or a choice the code cannot take; {bad} problem(s))')
     return 1 if bad else 0
 
 

@@ -51,6 +51,18 @@
 # Before the sampled mutants, each of their boots runs on the unmutated
 # tree, which must pass (else every mutant would count as killed);
 # MUTANTS_BASELINE=0 skips that.
+# A sample is run as mutation schemata (MUTANTS_SCHEMATA=0: one build per
+# mutant instead): mutants-op.py schema writes every mutant into the files
+# at once, each behind "(amdgpu_mutant == K)", a module parameter
+# (amdgpu.mutant=K) added to amdgpu_drv.c in the build tree only; the
+# kernel is built once, the unmutated boots above run it with
+# amdgpu.mutant=0, and each mutant is then one boot, MUTANTS_JOBS (2) at a
+# time, stopped at its first failing case (kunit-watch.py
+# --stop-at-failure). A mutant that does not compile there (a constant
+# expression), named by the line of the compiler's error, and one whose
+# span crosses another's, is built and run alone after the others.
+# make check's "mutation schemata" line checks that each mutant in a
+# schema reads, chosen, as the mutant itself (mutants-op.py schema-check).
 # Both modes stop a run that stops making progress: when no KUnit result
 # has come for MUTANT_DEADLINE seconds (default 240, scripts/kunit-watch.py)
 # the mutant is killed "by deadline", minutes after it hung; the build and
