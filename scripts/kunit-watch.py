@@ -35,6 +35,16 @@ ends the run the same way, with the line
 
     kunit-watch: stopped at the first failure: <the result line>
 
+and so does, SPLAT_GRACE seconds after it (for the rest of the report),
+the first kernel report that scripts/kunit-result.py fails a run on (its
+SPLAT patterns: a hung task after the test kernel's 20 s, a soft lockup,
+KASAN, lockdep...), with the line
+
+    kunit-watch: stopped at the first kernel report: <its first line>
+
+so that a mutant that deadlocks is stopped when the hung-task detector
+sees it, not at the deadline.
+
 Exit status: COMMAND's, 124 when the deadline stopped it, 1 when
 --stop-at-failure did. Killed by
 SIGTERM, SIGINT or SIGHUP (an outer timeout, ^C), it kills COMMAND's
@@ -53,6 +63,19 @@ import time
 RESULT = re.compile(r"^(?:\[[^\]]*\]\s*)*\s*(ok|not ok) \d+ ")
 KTAP = re.compile(r"^(?:\[[^\]]*\]\s*)*\s*(KTAP version|TAP version)")
 BOOT = re.compile(r"^\[[0-9:]+\] Starting KUnit Kernel")
+SPLAT_GRACE = 3.0
+
+
+def report_patterns():
+    """kunit-result.py's SPLAT and EXECUTOR_WAIT: one list of what fails a run."""
+    import importlib.util
+    sys.dont_write_bytecode = True
+    spec = importlib.util.spec_from_file_location(
+        "kunit_result", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                     "kunit-result.py"))
+    kr = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kr)
+    return kr.SPLAT, kr.EXECUTOR_WAIT, kr.PREFIX
 
 
 def main():
@@ -87,6 +110,9 @@ def main():
     longest_at = ""    # the result line that ended the longest wait
     stopped = False
     failed = False
+    splat_at = None    # when the first kernel report came (--stop-at-failure)
+    if args.stop_at_failure:
+        splat, executor_wait, prefix = report_patterns()
     pending = b""
     fd = child.stdout.fileno()
     while True:
@@ -96,8 +122,17 @@ def main():
             wait = max(0.0, booted + args.boot_deadline - time.monotonic())
         else:
             wait = None
+        if splat_at is not None:
+            left = max(0.0, splat_at + SPLAT_GRACE - time.monotonic())
+            wait = left if wait is None else min(wait, left)
         ready, _, _ = select.select([fd], [], [], wait)
         now = time.monotonic()
+        if splat_at is not None and now >= splat_at + SPLAT_GRACE:
+            out.write("kunit-watch: stopped at the first kernel report: %s\n" % splat_line)
+            failed = True
+            os.killpg(child.pid, signal.SIGKILL)
+            pending = b""
+            break
         if not ready:
             if since is not None:
                 out.write("kunit-watch: no KUnit result for %d s (the per-case deadline): "
@@ -124,6 +159,11 @@ def main():
                     longest = now - since
                     longest_at = line.strip()
                 since = now
+            if args.stop_at_failure and splat_at is None:
+                bare = prefix.sub("", line, count=1)
+                if splat.search(bare) and not executor_wait.search(bare):
+                    splat_at = now
+                    splat_line = bare.strip()
             m = RESULT.match(line)
             if args.stop_at_failure and m and m.group(1) == "not ok":
                 out.write("kunit-watch: stopped at the first failure: %s\n" % line.strip())

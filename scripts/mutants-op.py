@@ -336,6 +336,21 @@ def bump(numtext):
     return str(0 if v == 1 else v + 1) + suffix
 
 
+def right_operand_end(toks, mate, i):
+    """The index just past the right operand of the operator toks[i]."""
+    j = i + 1
+    while j < len(toks):
+        u = toks[j]
+        if u.kind == 'punct':
+            if u.text in '([' and j in mate:
+                j = mate[j] + 1
+                continue
+            if u.text in ')]}' or u.text in OPERAND_END:
+                break
+        j += 1
+    return j
+
+
 def mutants_of(path, src):
     """(line, op, start, end, replacement) for every mutant of src."""
     toks = tokenize(src)
@@ -376,16 +391,7 @@ def mutants_of(path, src):
         if t.kind == 'punct' and t.text in REL:
             swap, delta = REL[t.text]
             add(t.line, 'boundary', t.start, t.end, swap)
-            j = i + 1
-            while j < len(toks):
-                u = toks[j]
-                if u.kind == 'punct':
-                    if u.text in '([' and j in mate:
-                        j = mate[j] + 1
-                        continue
-                    if u.text in ')]}' or u.text in OPERAND_END:
-                        break
-                j += 1
+            j = right_operand_end(toks, mate, i)
             if j > i + 1:
                 opnd = text(i + 1, j - 1)
                 if j - 1 > i + 1:
@@ -703,16 +709,7 @@ def schema_span(toks, mate, m):
                     (u.kind == 'ident' and u.text == 'return'):
                 break
             j -= 1
-        k = i + 1
-        while k < len(toks):
-            u = toks[k]
-            if u.kind == 'punct':
-                if u.text in '([' and k in mate:
-                    k = mate[k] + 1
-                    continue
-                if u.text in ')]}' or u.text in OPERAND_END:
-                    break
-            k += 1
+        k = right_operand_end(toks, mate, i)
         if j + 1 >= i or k <= i + 1:
             return None
         return toks[j + 1].start, toks[k - 1].end, s, e, lambda t: rep

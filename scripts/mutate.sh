@@ -174,14 +174,28 @@ if [ -n "${MUTANTS_SAMPLE:-}" ]; then
 	done < "$op/list"
 	# A tree that fails unmutated would "kill" every mutant: run each glob
 	# on it first (MUTANTS_BASELINE=0 skips this)
+	# (a schema kernel's boots run beside each other, as its mutants do)
 	baseline() {
-		local g
+		local g i=0 v
 		[ "${MUTANTS_BASELINE:-1}" != 0 ] || return 0
 		for g in "${globs[@]}"; do
+			i=$((i + 1))
 			log "unmutated ${1:-tree}: $g"
-			run_kunit "baseline" "$g"
+			if [ -n "${SCHEMA_K:-}" ]; then
+				while [ "$(jobs -rp | wc -l)" -ge "${MUTANTS_JOBS:-2}" ]; do wait -n || true; done
+				( run_kunit "baseline-$i" "$g"; echo "$verdict|$killed_by" > "$op/baseline-$i.verdict" ) &
+			else
+				run_kunit "baseline-$i" "$g"
+				echo "$verdict|$killed_by" > "$op/baseline-$i.verdict"
+			fi
+		done
+		wait
+		i=0
+		for g in "${globs[@]}"; do
+			i=$((i + 1))
+			IFS='|' read -r verdict killed_by < "$op/baseline-$i.verdict" || verdict=BROKEN
 			if [ "$verdict" != SURVIVED ]; then
-				echo "FAIL mutants: the unmutated ${1:-tree} does not pass $g (${killed_by:-$verdict}; see $BUILD/mutate/baseline.log): no mutant can be judged"
+				echo "FAIL mutants: the unmutated ${1:-tree} does not pass $g (${killed_by:-$verdict}; see $BUILD/mutate/baseline-$i.log): no mutant can be judged"
 				exit 1
 			fi
 			echo "unmutated ${1:-tree}: $g passes"

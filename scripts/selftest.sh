@@ -158,6 +158,39 @@ watch "a kernel that never prints KTAP is stopped at the boot deadline" \
 	"kunit-watch: no KTAP output 2 s after the test kernel started (the boot deadline): stopped" 2 \
 	'echo "[00:00:00] Starting KUnit Kernel (1/1)..."; echo "Linux version"; exec sleep 100'
 
+# make mutate's boots stop at their first failing case (--stop-at-failure):
+# exit 1 at once, with the line that names it; a passing case or a skip
+# does not stop them.
+set +e
+t0=$(date +%s)
+timeout 60 python3 "$TOP/scripts/kunit-watch.py" --deadline 100 --stop-at-failure \
+	--log "$s/watch.log" -- bash -c 'echo "KTAP version 1"; echo "    ok 1 first # SKIP no device";
+	echo "    ok 2 second"; echo "    not ok 3 third"; echo "    ok 4 fourth"; exec sleep 100' \
+	> /dev/null 2>&1
+rc=$?
+set -e
+took=$(( $(date +%s) - t0 ))
+[ "$rc" = 1 ] && [ "$took" -lt 30 ] &&
+	grep -qxF 'kunit-watch: stopped at the first failure: not ok 3 third' "$s/watch.log" &&
+	grep -qx '    ok 2 second' "$s/watch.log" && ! grep -q 'ok 4 fourth' "$s/watch.log"
+result $? "kunit-watch.py: --stop-at-failure ends the run at the first failing case (exit $rc after $took s)"
+# ... and at the first kernel report kunit-result.py fails a run on, a few
+# seconds after it (a case whose thread hangs: the hung-task detector's
+# report), but not at the report of KUnit's own executor waiting
+set +e
+t0=$(date +%s)
+timeout 60 python3 "$TOP/scripts/kunit-watch.py" --deadline 100 --stop-at-failure \
+	--log "$s/watch.log" -- bash -c 'echo "KTAP version 1"; echo "    ok 1 first";
+	echo "[   41.0] INFO: task swapper/0:1 blocked for more than 20 seconds.";
+	echo "[   42.0] INFO: task kunit_try_catch:97 blocked for more than 20 seconds.";
+	echo "Call Trace:"; exec sleep 100' > /dev/null 2>&1
+rc=$?
+set -e
+took=$(( $(date +%s) - t0 ))
+[ "$rc" = 1 ] && [ "$took" -lt 30 ] && grep -qx 'Call Trace:' "$s/watch.log" &&
+	grep -qxF 'kunit-watch: stopped at the first kernel report: INFO: task kunit_try_catch:97 blocked for more than 20 seconds.' "$s/watch.log"
+result $? "kunit-watch.py: --stop-at-failure ends the run at the first kernel report, with its next lines (exit $rc after $took s)"
+
 # An outer timeout (mutate.sh's) or ^C stops kunit-watch.py: what it runs
 # (kunit.py and QEMU, in a session of their own) must not outlive it.
 set +e
