@@ -103,7 +103,7 @@ run_kunit() {
 	: > "$BUILD/mutate/$name.log"
 	for g in "$@"; do
 		set +e
-		"${wrap[@]}" timeout "$limit" python3 "$TOP/scripts/kunit-watch.py" \
+		"${wrap[@]}" timeout --foreground "$limit" python3 "$TOP/scripts/kunit-watch.py" \
 			--deadline "$deadline" "${extra[@]}" --log "$raw" -- \
 			python3 tools/testing/kunit/kunit.py "${cmd[@]}" \
 			--qemu_args="-smp 2 -m 2048" \
