@@ -33,7 +33,8 @@ Usage:
                      [--equivalent F] [FILE...]
         one line per mutant: ID <TAB> the line <TAB> the line as it becomes
         <TAB> "listed" if F lists it as equivalent (for that line); the
-        mutants whose ID matches G (default all), N of them if N is given
+        mutants whose ID matches G (default all; G1,G2 matches either),
+        N of them if N is given
   mutants-op.py write --tree T --out PATH ID [FILE]
         write the mutated file to PATH
   mutants-op.py write-all --tree T --out DIR FILE
@@ -1023,7 +1024,8 @@ def main():
         if a.args:
             files = a.args
         equiv = read_equivalent(a.equivalent)
-        chosen = [x for x in all_ids(a.tree, files) if fnmatch.fnmatchcase(x[2][0], a.select)]
+        chosen = [x for x in all_ids(a.tree, files)
+                  if any(fnmatch.fnmatchcase(x[2][0], g) for g in a.select.split(','))]
         for f, src, m in sample(chosen, a.sample, a.seed):
             orig = original_line(src, m)
             listed = 'listed' if equiv.get(m[0], ('',))[0] == orig else ''
