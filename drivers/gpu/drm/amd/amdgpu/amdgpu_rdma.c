@@ -260,6 +260,20 @@ static void amdgpu_rdma_cpu_access_put(struct amdgpu_bo *bo)
 }
 
 /*
+ * dma_map_sgtable() of a GTT BO's pages for the peer. Tests make it fail
+ * (KUNIT_STATIC_STUB_REDIRECT): with no IOMMU, dma-direct fails only with
+ * a WARN.
+ */
+VISIBLE_IF_KUNIT int amdgpu_rdma_map_sgtable(struct device *dma_dev,
+					     struct sg_table *sgt,
+					     enum dma_data_direction dir)
+{
+	KUNIT_STATIC_STUB_REDIRECT(amdgpu_rdma_map_sgtable, dma_dev, sgt, dir);
+	return dma_map_sgtable(dma_dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+}
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_rdma_map_sgtable);
+
+/*
  * The peer's DMA mapping of pinned @bo: its pages through the DMA API
  * (GTT), or its place behind the BAR (VRAM, amdgpu_vram_mgr_alloc_sgt()).
  * Tests make it fail as a mapping through an IOMMU out of address space
@@ -283,7 +297,7 @@ VISIBLE_IF_KUNIT int amdgpu_rdma_dma_map(struct amdgpu_device *adev,
 					    bo->tbo.ttm->num_pages);
 		if (IS_ERR(sgt))
 			return PTR_ERR(sgt);
-		r = dma_map_sgtable(dma_dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
+		r = amdgpu_rdma_map_sgtable(dma_dev, sgt, dir);
 		if (r) {
 			sg_free_table(sgt);
 			kfree(sgt);

@@ -62,6 +62,8 @@ extern char *amdgpu_rdma_p2p_devices;
 int amdgpu_rdma_dma_map(struct amdgpu_device *adev, struct amdgpu_bo *bo,
 			struct device *dma_dev, enum dma_data_direction dir,
 			struct sg_table **out);
+int amdgpu_rdma_map_sgtable(struct device *dma_dev, struct sg_table *sgt,
+			    enum dma_data_direction dir);
 unsigned long amdgpu_rdma_page_size(const struct amdgpu_bo_va_mapping *mapping,
 				    u64 address, u64 length,
 				    unsigned long cpu_page);

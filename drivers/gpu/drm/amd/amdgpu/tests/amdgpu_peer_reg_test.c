@@ -1358,6 +1358,51 @@ static void peer_flush_waits_for_running_callback(struct kunit *test)
 }
 
 /*
+ * An owner with a callback running is not idle, whichever of the two
+ * callback epochs the callback began in: amdgpu_rdma_vm_flush() skips the
+ * flush of an idle owner, and amdgpu_peer_owner_destroy() frees the owner
+ * once it is idle. The first callback begins in the owner's first epoch;
+ * the flush between the rounds moves the owner to the other.
+ */
+static void peer_owner_busy_while_callback_runs(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_slow *s;
+	int round;
+
+	for (round = 0; round < 2; round++) {
+		/* The backstop worker is inside the callback, which blocks */
+		s = peer_test_slow_start(test);
+		KUNIT_EXPECT_FALSE_MSG(test, amdgpu_peer_owner_idle(ctx->owner),
+				       "round %d", round);
+		complete(&s->release);
+		amdgpu_peer_owner_flush(ctx->owner);
+		KUNIT_EXPECT_TRUE(test, READ_ONCE(s->finished));
+		KUNIT_EXPECT_TRUE(test, amdgpu_peer_owner_idle(ctx->owner));
+		KUNIT_EXPECT_EQ(test, peer_test_put(&s->c.info), 0);
+	}
+}
+
+/*
+ * Process exit detaches every registration of the owner, the one whose
+ * mapping is the single page at GPU page 0 too (the interval tree's first
+ * key).
+ */
+static void peer_owner_destroy_detaches_page_zero(struct kunit *test)
+{
+	struct peer_test_ctx *ctx = test->priv;
+	struct peer_test_client c = {};
+
+	ctx->bo[0].size = PAGE_SIZE;
+	KUNIT_ASSERT_EQ(test, peer_test_last(ctx, 0), 0ULL);
+	KUNIT_ASSERT_EQ(test, peer_test_get(ctx, 0, &c), 0);
+	peer_test_owner_fini(ctx);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.callbacks), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bo[0].pinned), 0);
+	KUNIT_EXPECT_EQ(test, peer_test_put(&c.info), 0);
+}
+
+/*
  * A put while another thread runs the registration's callback: cxi at
  * process exit (its file's release puts every registration while the VM
  * teardown runs the callbacks on a kworker) frees what its callback uses
@@ -3160,6 +3205,8 @@ static struct kunit_case peer_reg_cases[] = {
 	KUNIT_CASE_PARAM(peer_put_from_irq, peer_irq_gen_params),
 	KUNIT_CASE(peer_put_from_threaded_irq),
 	KUNIT_CASE(peer_flush_waits_for_running_callback),
+	KUNIT_CASE(peer_owner_busy_while_callback_runs),
+	KUNIT_CASE(peer_owner_destroy_detaches_page_zero),
 	KUNIT_CASE(peer_put_waits_for_running_callback),
 	KUNIT_CASE(peer_synchronize_waits_for_callbacks),
 	KUNIT_CASE(peer_synchronize_under_callback_churn),

@@ -168,6 +168,8 @@ struct rdma_p2p_case {
 
 static const struct rdma_p2p_case rdma_p2p_cases[] = {
 	{ "default, supported topology", -1, RDMA_P2P_NONE, 4, 0 },
+	/* pci_p2pdma_distance() is 0 when the client is the provider itself */
+	{ "default, distance 0", -1, RDMA_P2P_NONE, 0, 0 },
 	{ "default, unknown host bridge", -1, RDMA_P2P_NONE, -1, -EREMOTEIO },
 	{ "unknown host bridge, this GPU named", -1, RDMA_P2P_THIS, -1, 0 },
 	{ "unknown host bridge, another GPU named", -1, RDMA_P2P_OTHER, -1,
@@ -1240,6 +1242,39 @@ static void rdma_real_backend_dma_map_fails(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->f->ops->put_pages(&a), 0);
 }
 
+/*
+ * The DMA API refuses to map a GTT BO's pages for the peer (an IOMMU out
+ * of address space): the get fails, the table built for the pages is
+ * freed (the leak scan at the end of the run finds one that is not) and
+ * the BO unpinned; the next get maps it.
+ */
+static int rdma_map_sgtable_fails(struct device *dma_dev, struct sg_table *sgt,
+				  enum dma_data_direction dir)
+{
+	/* Called with the table of the BO's pages built */
+	KUNIT_EXPECT_GT(kunit_get_current_test(), sgt->orig_nents, 0U);
+	return -ENOMEM;
+}
+
+static void rdma_real_backend_gtt_map_fails(struct kunit *test)
+{
+	struct rdma_get_ctx *ctx = rdma_real_ctx_domain(test,
+							AMDGPU_GEM_DOMAIN_GTT);
+	struct amd_p2p_info *poison = ERR_PTR(-EBADF), *a = poison;
+	struct amdgpu_bo *bo = &ctx->bo->bo;
+
+	kunit_activate_static_stub(test, amdgpu_rdma_map_sgtable,
+				   rdma_map_sgtable_fails);
+	KUNIT_EXPECT_EQ(test, rdma_get(test, REAL_VA, SZ_4K, &a), -ENOMEM);
+	kunit_deactivate_static_stub(test, amdgpu_rdma_map_sgtable);
+	KUNIT_EXPECT_PTR_EQ(test, a, poison);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->f->pins), 0);
+	KUNIT_EXPECT_EQ(test, bo->tbo.pin_count, 0);
+	KUNIT_ASSERT_EQ(test, rdma_get(test, REAL_VA, SZ_4K, &a), 0);
+	rdma_real_expect_table(test, a, ctx->bo, 0, SZ_4K);
+	KUNIT_EXPECT_EQ(test, ctx->f->ops->put_pages(&a), 0);
+}
+
 /* A put from another thread, as the NIC driver's completion path does */
 struct rdma_put_thread {
 	const struct amd_rdma_interface *ops;
@@ -1780,6 +1815,7 @@ static struct kunit_case rdma_real_cases_list[] = {
 	KUNIT_CASE_PARAM(rdma_real_backend_cpu_access_flag,
 			 rdma_cpu_access_gen_params),
 	KUNIT_CASE_PARAM(rdma_real_backend_dma_map_fails, rdma_real_gen_params),
+	KUNIT_CASE(rdma_real_backend_gtt_map_fails),
 	KUNIT_CASE_PARAM(rdma_real_backend_enomem_after_pin,
 			 rdma_real_gen_params),
 	KUNIT_CASE_PARAM(rdma_real_backend_outside_table, rdma_real_gen_params),

@@ -407,6 +407,8 @@ static void spm_model_ring_free(struct amdgpu_device *adev, u32 xcc,
 
 /* ---- page tables: amdgpu_spm_pt_alloc_vram() and _free_vram() ---- */
 
+#define SPM_MODEL_PT_CANARY	0x5350545441494cULL	/* "SPTTAIL" */
+
 static int spm_model_pt_alloc(struct amdgpu_device *adev, u32 size,
 			      struct amdgpu_spm_pt *pt)
 {
@@ -419,7 +421,11 @@ static int spm_model_pt_alloc(struct amdgpu_device *adev, u32 size,
 		m->fail_pt = false;
 		return -ENOMEM;
 	}
-	cpu = vmalloc(size);
+	/*
+	 * One word past the table: whatever VRAM follows the BO. A PTE the
+	 * driver writes there is found at the free (a WARNING fails the run).
+	 */
+	cpu = vmalloc(size + sizeof(u64));
 	gpu = vmalloc(size);
 	if (!cpu || !gpu) {
 		vfree(cpu);
@@ -429,6 +435,7 @@ static int spm_model_pt_alloc(struct amdgpu_device *adev, u32 size,
 	/* VRAM is not cleared: what was there looks like valid PTEs */
 	memset(cpu, 0xff, size);
 	memset(gpu, 0xff, size);
+	cpu[size / sizeof(u64)] = SPM_MODEL_PT_CANARY;
 	spin_lock_irqsave(&m->lock, flags);
 	for (i = 0; i < SPM_MODEL_MAX_PTS && m->pts[i].live; i++)
 		;
@@ -468,8 +475,11 @@ static void spm_model_pt_free(struct amdgpu_device *adev,
 	}
 	cpu = mp->cpu;
 	gpu = mp->gpu;
+	i = mp->n;
 	*mp = (struct spm_model_pt){};
 	spin_unlock_irqrestore(&m->lock, flags);
+	WARN(cpu[i] != SPM_MODEL_PT_CANARY,
+	     "spm model: a PTE was written past the end of its table of %u\n", i);
 	vfree(cpu);
 	vfree(gpu);
 	pt->priv = NULL;

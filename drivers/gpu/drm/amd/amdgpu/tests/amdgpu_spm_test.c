@@ -144,6 +144,26 @@ static void spm_acquire_first_wins(struct kunit *test)
 }
 
 /*
+ * The eight XCCs of an MI300X partition in SPX mode: each is the
+ * profiler's while the partition is acquired, the last one too, and no
+ * XCC past them is.
+ */
+static void spm_acquire_owns_every_xcc(struct kunit *test)
+{
+	struct spm_env *e = env(test, AMDGPU_SPM_MAX_XCC);
+	u32 i;
+
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	for (i = 0; i < AMDGPU_SPM_MAX_XCC; i++)
+		KUNIT_EXPECT_TRUE_MSG(test, amdgpu_spm_xcc_owned(e->adev, i),
+				      "XCC %u", i);
+	KUNIT_EXPECT_FALSE(test, amdgpu_spm_xcc_owned(e->adev,
+						      AMDGPU_SPM_MAX_XCC));
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+	expect_free(test, e, AMDGPU_SPM_MAX_XCC);
+}
+
+/*
  * The rings are GART memory: an acquisition whose rings would take more
  * than a quarter of the GART (512 MiB on these parts) is refused before
  * anything is allocated.
@@ -324,6 +344,28 @@ static void spm_partitions_are_independent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, p1, AMDGPU_SPM_OP_RELEASE), 0);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 	KUNIT_EXPECT_FALSE(test, amdgpu_spm_busy(e->adev));
+	e->adev->xcp_mgr = NULL;
+}
+
+/*
+ * A partition whose XCP has no valid GFX block, so that
+ * amdgpu_xcp_get_inst_details() refuses to name its XCCs: ACQUIRE through
+ * it fails with -EINVAL and claims no XCC, of any partition.
+ */
+static void spm_partition_without_gfx(struct kunit *test)
+{
+	struct spm_env *e = env(test, 4);
+	struct drm_file *p1;
+
+	spm_env_two_partitions(test, e, 0x3, 0xc);
+	e->adev->xcp_mgr->xcp[1].ip[AMDGPU_XCP_GFX].valid = false;
+	p1 = amdgpu_kunit_helper_alloc_file(test, e->adev, 1);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, p1, AMDGPU_SPM_OP_ACQUIRE), -EINVAL);
+	expect_free(test, e, 4);
+	KUNIT_EXPECT_NULL(test, e->adev->spm.mgr[1].sess);
+	/* The other partition's ACQUIRE is not held up */
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 	e->adev->xcp_mgr = NULL;
 }
 
@@ -832,28 +874,78 @@ static void spm_bo_like_buffer_faults_in(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 }
 
+/*
+ * A buffer whose last page is not mapped: pin_user_pages_fast() pins the
+ * pages before it and stops there. SET_DEST_BUF fails with -EFAULT and
+ * unpins what it pinned: no page of the buffer stays pinned.
+ */
+static void spm_partial_pin_unpins(struct kunit *test)
+{
+	struct spm_env *e = env(test, 1);
+	unsigned long buf = spm_env_user_buf(test, 4 * PAGE_SIZE,
+					     MAP_PRIVATE | MAP_ANONYMOUS);
+	struct page *page;
+
+	KUNIT_ASSERT_EQ(test, vm_munmap(buf + 3 * PAGE_SIZE, PAGE_SIZE), 0);
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	KUNIT_EXPECT_EQ(test, spm_env_set_buf(e, e->a, buf, 4 * PAGE_SIZE, 0,
+					      NULL), -EFAULT);
+	KUNIT_ASSERT_EQ(test, get_user_pages_fast(buf, 1, 0, &page), 1);
+	KUNIT_EXPECT_FALSE(test, folio_maybe_dma_pinned(page_folio(page)));
+	put_page(page);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
+}
+
+/*
+ * Pinning as a user without CAP_IPC_LOCK, under an RLIMIT_MEMLOCK the test
+ * sets: between spm_memlock_begin() and spm_memlock_end(), only
+ * expectations (an assertion would leave the credentials overridden).
+ */
+struct spm_memlock {
+	struct cred *cred;
+	const struct cred *old;
+	struct rlimit saved;
+};
+
+static void spm_memlock_limit(unsigned long cur)
+{
+	task_lock(current->group_leader);
+	current->signal->rlim[RLIMIT_MEMLOCK].rlim_cur = cur;
+	task_unlock(current->group_leader);
+}
+
+static void spm_memlock_begin(struct kunit *test, struct spm_memlock *ml,
+			      unsigned long cur)
+{
+	ml->cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, ml->cred);
+	cap_lower(ml->cred->cap_effective, CAP_IPC_LOCK);
+	ml->old = override_creds(ml->cred);
+	ml->saved = current->signal->rlim[RLIMIT_MEMLOCK];
+	spm_memlock_limit(cur);
+}
+
+static void spm_memlock_end(struct spm_memlock *ml)
+{
+	task_lock(current->group_leader);
+	current->signal->rlim[RLIMIT_MEMLOCK] = ml->saved;
+	task_unlock(current->group_leader);
+	revert_creds(ml->old);
+	put_cred(ml->cred);
+}
+
 /* Pinned pages are charged to RLIMIT_MEMLOCK unless CAP_IPC_LOCK */
 static void spm_pin_respects_memlock(struct kunit *test)
 {
 	struct spm_env *e = env(test, 1);
 	unsigned long buf = spm_env_user_buf(test, SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
 	unsigned long pfn = spm_pfnmap_buf(test, SZ_64K);
-	struct rlimit *rl = &current->signal->rlim[RLIMIT_MEMLOCK];
-	struct rlimit saved = *rl;
-	const struct cred *old;
-	struct cred *cred;
+	struct spm_memlock ml;
 	int r1, r2, r3;
 	s64 pinned;
 
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
-	cred = prepare_creds();
-	KUNIT_ASSERT_NOT_NULL(test, cred);
-	cap_lower(cred->cap_effective, CAP_IPC_LOCK);
-	old = override_creds(cred);
-
-	task_lock(current->group_leader);
-	rl->rlim_cur = SZ_16K;
-	task_unlock(current->group_leader);
+	spm_memlock_begin(test, &ml, SZ_16K);
 	pinned = atomic64_read(&current->mm->pinned_vm);
 	r1 = spm_env_set_buf(e, e->a, buf, SZ_64K, 0, NULL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&current->mm->pinned_vm), pinned);
@@ -861,24 +953,46 @@ static void spm_pin_respects_memlock(struct kunit *test)
 	r3 = spm_env_set_buf(e, e->a, pfn, SZ_64K, 0, NULL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&current->mm->pinned_vm), pinned);
 
-	task_lock(current->group_leader);
-	rl->rlim_cur = SZ_1M;
-	task_unlock(current->group_leader);
+	spm_memlock_limit(SZ_1M);
 	r2 = spm_env_set_buf(e, e->a, buf, SZ_64K, 0, NULL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&current->mm->pinned_vm),
 			pinned + SZ_64K / PAGE_SIZE);
-
-	task_lock(current->group_leader);
-	*rl = saved;
-	task_unlock(current->group_leader);
-	revert_creds(old);
-	put_cred(cred);
+	spm_memlock_end(&ml);
 
 	KUNIT_EXPECT_EQ(test, r1, -ENOMEM);
 	KUNIT_EXPECT_EQ(test, r3, 0);
 	KUNIT_EXPECT_EQ(test, r2, 0);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 	/* Release unpinned and uncharged */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&current->mm->pinned_vm), pinned);
+}
+
+/*
+ * Two buffers given in turn, as a double-buffering recorder does: each is
+ * pinned, and charged, once; the cache's first entry is found again too.
+ */
+static void spm_pin_cache_reuses_buffers(struct kunit *test)
+{
+	struct spm_env *e = env(test, 1);
+	unsigned long buf[2];
+	struct spm_memlock ml;
+	int k, r[4];
+	s64 pinned, after;
+
+	for (k = 0; k < 2; k++)
+		buf[k] = spm_env_user_buf(test, SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
+	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
+	spm_memlock_begin(test, &ml, SZ_1M);
+	pinned = atomic64_read(&current->mm->pinned_vm);
+	for (k = 0; k < 4; k++)
+		r[k] = spm_env_set_buf(e, e->a, buf[k % 2], SZ_64K, 0, NULL);
+	after = atomic64_read(&current->mm->pinned_vm);
+	spm_memlock_end(&ml);
+
+	for (k = 0; k < 4; k++)
+		KUNIT_EXPECT_EQ_MSG(test, r[k], 0, "SET_DEST_BUF %d", k);
+	KUNIT_EXPECT_EQ(test, after, pinned + 2 * SZ_64K / PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&current->mm->pinned_vm), pinned);
 }
 
@@ -1461,20 +1575,22 @@ static void spm_privilege(struct kunit *test)
 	struct spm_env *e = env(test, 1);
 	const struct cred *old;
 	struct cred *cred;
-	int r1, r2;
+	int r1, r2, paranoid;
 
 	cred = prepare_creds();
 	KUNIT_ASSERT_NOT_NULL(test, cred);
 	cap_lower(cred->cap_effective, CAP_PERFMON);
 	cap_lower(cred->cap_effective, CAP_SYS_ADMIN);
 	old = override_creds(cred);
-	amdgpu_spm_paranoid = 1;
+	/* amdgpu.spm_paranoid as it is by default */
+	paranoid = amdgpu_spm_paranoid;
 	r1 = spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE);
 	amdgpu_spm_paranoid = 0;
 	r2 = spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE);
 	revert_creds(old);
 	put_cred(cred);
 
+	KUNIT_EXPECT_EQ(test, paranoid, 1);
 	KUNIT_EXPECT_EQ(test, r1, -EPERM);
 	KUNIT_EXPECT_EQ(test, r2, 0);
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
@@ -1756,12 +1872,14 @@ static struct kunit_suite amdgpu_spm_bench_suite = {
 
 static struct kunit_case amdgpu_spm_cases[] = {
 	KUNIT_CASE(spm_acquire_first_wins),
+	KUNIT_CASE(spm_acquire_owns_every_xcc),
 	KUNIT_CASE(spm_no_backend),
 	KUNIT_CASE(spm_acquire_gart_budget),
 	KUNIT_CASE_PARAM(spm_acquire_unwinds, fail_xcc_gen_params),
 	KUNIT_CASE(spm_gfx_reservation_excludes_profiler),
 	KUNIT_CASE(spm_acquire_waits_for_vmid_writers),
 	KUNIT_CASE(spm_partitions_are_independent),
+	KUNIT_CASE(spm_partition_without_gfx),
 	KUNIT_CASE(spm_gfx_reservation_scope),
 	KUNIT_CASE_PARAM(spm_set_dest_buf_rejects, bad_buf_gen_params),
 	KUNIT_CASE(spm_set_dest_buf_ignores_outputs),
@@ -1770,6 +1888,8 @@ static struct kunit_case amdgpu_spm_cases[] = {
 	KUNIT_CASE_PARAM(spm_data_flows_without_ioctl, buf_kind_gen_params),
 	KUNIT_CASE(spm_bo_like_buffer_faults_in),
 	KUNIT_CASE(spm_pin_respects_memlock),
+	KUNIT_CASE(spm_pin_cache_reuses_buffers),
+	KUNIT_CASE(spm_partial_pin_unpins),
 	KUNIT_CASE(spm_pin_cache_follows_remap),
 	KUNIT_CASE(spm_timeout_expires_with_partial_data),
 	KUNIT_CASE(spm_timeout_returns_time_left),

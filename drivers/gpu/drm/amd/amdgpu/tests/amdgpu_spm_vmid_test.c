@@ -902,6 +902,33 @@ static void spm_vmid_sw_init_error_frees_table(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, adev->spm.park.priv);
 }
 
+/*
+ * The SPM VMID is the first KFD VMID only while KFD keeps one after it
+ * and amdgpu_ids one before it: with 14 first, SPM takes 14 and KFD keeps
+ * 15; with 15, or 0, SPM gets none.
+ */
+static void spm_vmid_leaves_kfd_a_vmid(struct kunit *test)
+{
+	struct spm_env *e = vmid_env(test);
+	struct amdgpu_device *adev = e->adev;
+	u32 vmid = adev->spm.vmid, first = adev->vm_manager.first_kfd_vmid;
+	u32 last = BIT(AMDGPU_NUM_VMID - 1);
+
+	adev->spm.vmid = 0;
+	adev->vm_manager.first_kfd_vmid = AMDGPU_NUM_VMID - 2;
+	KUNIT_EXPECT_EQ(test, amdgpu_spm_kfd_vmid_bitmap(adev, last | last >> 1), last);
+	KUNIT_EXPECT_EQ(test, adev->spm.vmid, AMDGPU_NUM_VMID - 2);
+	adev->spm.vmid = 0;
+	adev->vm_manager.first_kfd_vmid = AMDGPU_NUM_VMID - 1;
+	KUNIT_EXPECT_EQ(test, amdgpu_spm_kfd_vmid_bitmap(adev, last), last);
+	KUNIT_EXPECT_EQ(test, adev->spm.vmid, 0);
+	adev->vm_manager.first_kfd_vmid = 0;
+	KUNIT_EXPECT_EQ(test, amdgpu_spm_kfd_vmid_bitmap(adev, 1), 1);
+	KUNIT_EXPECT_EQ(test, adev->spm.vmid, 0);
+	adev->vm_manager.first_kfd_vmid = first;
+	adev->spm.vmid = vmid;
+}
+
 static struct kunit_case spm_vmid_cases[] = {
 	KUNIT_CASE_PARAM(spm_vmid_only_rings_translate, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_never_0, vmid_part_gen_params),
@@ -913,6 +940,7 @@ static struct kunit_case spm_vmid_cases[] = {
 	KUNIT_CASE_PARAM(spm_vmid_rewritten_vmid0_is_stray, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_not_handed_out, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_kfd_bitmap_modes, vmid_part_gen_params),
+	KUNIT_CASE_PARAM(spm_vmid_leaves_kfd_a_vmid, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_flush_as_gmc, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_init_needs_table, vmid_part_gen_params),
 	KUNIT_CASE_PARAM(spm_vmid_sw_init_error_frees_table, vmid_part_gen_params),
