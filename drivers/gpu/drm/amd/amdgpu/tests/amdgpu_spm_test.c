@@ -968,30 +968,39 @@ static void spm_pin_respects_memlock(struct kunit *test)
 }
 
 /*
- * Two buffers given in turn, as a double-buffering recorder does: each is
- * pinned, and charged, once; the cache's first entry is found again too.
+ * Three buffers, the last given twice (the cache holds three): each is
+ * pinned, and charged, once, and the one given again is found where it
+ * is, so that none of the others is evicted for a second pin of it.
  */
 static void spm_pin_cache_reuses_buffers(struct kunit *test)
 {
+	static const int order[] = { 0, 1, 2, 2 };
 	struct spm_env *e = env(test, 1);
-	unsigned long buf[2];
+	unsigned long buf[3];
 	struct spm_memlock ml;
-	int k, r[4];
+	struct page *page;
+	int k, r[ARRAY_SIZE(order)];
 	s64 pinned, after;
 
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < ARRAY_SIZE(buf); k++)
 		buf[k] = spm_env_user_buf(test, SZ_64K, MAP_PRIVATE | MAP_ANONYMOUS);
 	KUNIT_ASSERT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_ACQUIRE), 0);
 	spm_memlock_begin(test, &ml, SZ_1M);
 	pinned = atomic64_read(&current->mm->pinned_vm);
-	for (k = 0; k < 4; k++)
-		r[k] = spm_env_set_buf(e, e->a, buf[k % 2], SZ_64K, 0, NULL);
+	for (k = 0; k < ARRAY_SIZE(order); k++)
+		r[k] = spm_env_set_buf(e, e->a, buf[order[k]], SZ_64K, 0, NULL);
 	after = atomic64_read(&current->mm->pinned_vm);
 	spm_memlock_end(&ml);
 
-	for (k = 0; k < 4; k++)
+	for (k = 0; k < ARRAY_SIZE(order); k++)
 		KUNIT_EXPECT_EQ_MSG(test, r[k], 0, "SET_DEST_BUF %d", k);
-	KUNIT_EXPECT_EQ(test, after, pinned + 2 * SZ_64K / PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, after, pinned + 3 * SZ_64K / PAGE_SIZE);
+	for (k = 0; k < ARRAY_SIZE(buf); k++) {
+		KUNIT_ASSERT_EQ(test, get_user_pages_fast(buf[k], 1, 0, &page), 1);
+		KUNIT_EXPECT_TRUE_MSG(test, folio_maybe_dma_pinned(page_folio(page)),
+				      "buffer %d", k);
+		put_page(page);
+	}
 	KUNIT_EXPECT_EQ(test, spm_env_op(e, e->a, AMDGPU_SPM_OP_RELEASE), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&current->mm->pinned_vm), pinned);
 }
