@@ -104,7 +104,8 @@ run_kunit() {
 	: > "$BUILD/mutate/$name.log"
 	for g in "$@"; do
 		set +e
-		"${wrap[@]}" timeout --foreground "$limit" python3 "$TOP/scripts/kunit-watch.py" \
+		# (9>&-: a boot does not hold a schema run's build lock)
+		"${wrap[@]}" timeout --foreground "$limit" python3 "$TOP/scripts/kunit-watch.py" 9>&- \
 			--deadline "$deadline" "${extra[@]}" --log "$raw" -- \
 			python3 tools/testing/kunit/kunit.py "${cmd[@]}" \
 			--qemu_args="-smp 2 -m 2048" \
@@ -270,6 +271,16 @@ if [ -n "${MUTANTS_SAMPLE:-}" ]; then
 		flock 9
 		restore() { git -C "$KTREE" checkout -q -- drivers/gpu/drm/amd/amdgpu; }
 		trap restore EXIT
+		# Stopped from outside: the tree back, the boots in flight stopped
+		# (kunit-watch.py stops its QEMU on SIGTERM)
+		stop_boots() {
+			local j
+			for j in $(jobs -p); do
+				pkill -TERM -P "$j" || true	# its timeout, which signals kunit-watch.py
+				kill "$j" || true
+			done 2> /dev/null
+		}
+		trap 'stop_boots; restore; exit 143' TERM HUP INT
 		: > "$op/schema.excluded"
 		for try in 1 2 3 4 5 6 7 8; do
 			# from the applied series, not the schema of the try before
@@ -290,7 +301,10 @@ if [ -n "${MUTANTS_SAMPLE:-}" ]; then
 			import re, sys
 			bad = set()
 			for l in open(sys.argv[1]):
-			    m = re.search(r'(drivers/gpu/drm/amd/amdgpu/[\w.]+\.c):(\d+):\d+: error:', l)
+			    # the error's line, or where the macro whose expansion
+			    # failed (FIELD_PREP() in a header) was used
+			    m = re.search(r'(drivers/gpu/drm/amd/amdgpu/[\w.]+\.c):(\d+):\d+: '
+			                  r'(error:|note: in expansion of macro|required from here)', l)
 			    if m:
 			        bad.add((m.group(1), int(m.group(2))))
 			for l in open(sys.argv[2]):
@@ -319,7 +333,10 @@ if [ -n "${MUTANTS_SAMPLE:-}" ]; then
 			(
 				safe=${id//:/_}
 				t0=$(date +%s)
+				# a boot that ends the subshell early is BROKEN, not lost
+				trap 'echo "BROKEN|no verdict|0 s" > "$op/$safe.verdict"' EXIT
 				SCHEMA_K=$k run_kunit "op-$safe" "${globof[$id]}"
+				trap - EXIT
 				printf '%s|%s|%s s\n' "$verdict" "$killed_by" "$(( $(date +%s) - t0 ))" > "$op/$safe.verdict"
 				echo "mutant $id: $verdict${killed_by:+ ($killed_by)} (amdgpu.mutant=$k)" >&2
 			) &
@@ -339,7 +356,7 @@ if [ -n "${MUTANTS_SAMPLE:-}" ]; then
 			record "$id" "$orig" "$mutated" "${globof[$id]}" "$took, in the schema"
 		done < "$op/torun"
 		restore
-		trap - EXIT
+		trap - EXIT TERM HUP INT
 		flock -u 9
 	elif [ -z "${MUTANTS_DRY_RUN:-}" ]; then
 		baseline
