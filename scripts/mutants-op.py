@@ -337,6 +337,23 @@ def bump(numtext):
     return str(0 if v == 1 else v + 1) + suffix
 
 
+def left_operand_stop(toks, mate, i, stops):
+    """The index of the token before the operand that ends just before
+    toks[i] (-1 at the start): scanning back over bracketed groups to a
+    punctuator in stops or a return."""
+    j = i - 1
+    while j >= 0:
+        u = toks[j]
+        if u.kind == 'punct' and u.text in ')]' and j in mate:
+            j = mate[j] - 1
+            continue
+        if (u.kind == 'punct' and u.text in stops) or \
+                (u.kind == 'ident' and u.text == 'return'):
+            break
+        j -= 1
+    return j
+
+
 def right_operand_end(toks, mate, i):
     """The index just past the right operand of the operator toks[i]."""
     j = i + 1
@@ -376,15 +393,7 @@ def mutants_of(path, src):
                     '!(' + text(o + 1, c - 1) + ')')
         # negate-cond: ?:
         if t.text == '?' and t.kind == 'punct':
-            j = i - 1
-            while j >= 0:
-                u = toks[j]
-                if u.kind == 'punct' and u.text in ')]' and j in mate:
-                    j = mate[j] - 1
-                    continue
-                if u.text in COND_START and (u.kind == 'punct' or u.text == 'return'):
-                    break
-                j -= 1
+            j = left_operand_stop(toks, mate, i, COND_START)
             if j + 1 < i:
                 add(toks[j + 1].line, 'negate-cond', toks[j + 1].start,
                     toks[i - 1].end, '!(' + text(j + 1, i - 1) + ')')
@@ -700,16 +709,7 @@ def schema_span(toks, mate, m):
         return s, e, s, e, lambda t: rep
     if op == 'boundary':
         i = next(k for k, t in enumerate(toks) if t.start == s)
-        j = i - 1
-        while j >= 0:
-            u = toks[j]
-            if u.kind == 'punct' and u.text in ')]' and j in mate:
-                j = mate[j] - 1
-                continue
-            if (u.kind == 'punct' and u.text in LEFT_START) or \
-                    (u.kind == 'ident' and u.text == 'return'):
-                break
-            j -= 1
+        j = left_operand_stop(toks, mate, i, LEFT_START)
         k = right_operand_end(toks, mate, i)
         if j + 1 >= i or k <= i + 1:
             return None
